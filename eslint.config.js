@@ -1,0 +1,34 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'data/', 'coverage/', 'bench/results/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', AbortController: 'readonly', AbortSignal: 'readonly', TextDecoder: 'readonly', TextEncoder: 'readonly', structuredClone: 'readonly', fetch: 'readonly', performance: 'readonly', setImmediate: 'readonly', queueMicrotask: 'readonly' } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/main/*'], message: 'Nothing imports the composition roots in src/main.' }] }],
+    },
+  },
+  {
+    files: ['src/domain/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['../*', '!./*'], message: 'domain imports nothing of ours outside domain.' }] }],
+    },
+  },
+  {
+    files: ['src/enrich/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['../ingest/*', '../store/*', '../http/*', '../access/*', '../reports/*', '../main/*'], message: 'enrich imports only domain.' }] }],
+    },
+  },
+  {
+    files: ['src/http/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['../ingest/*', '../../ingest/*', '../main/*', '../../main/*'], message: 'http never imports ingest or main.' }] }],
+    },
+  },
+);

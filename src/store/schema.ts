@@ -1,0 +1,212 @@
+/**
+ * Kysely table types, mirroring `migrations/*.sql` column for column. `Generated` marks columns the
+ * database fills (defaults, identities, generated columns); `ColumnType<Select, Insert, Update>`
+ * marks columns that are read back in a different form than they are written.
+ */
+import type { ColumnType, Generated, Selectable } from 'kysely';
+import type { FieldSources } from '../domain/field-sources.ts';
+
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+type GeneratedAlways<T> = ColumnType<T, never, never>;
+
+export interface ProvidersTable {
+  id: string;
+  label: string;
+  provider_class: string;
+  source_type: string;
+  redistributable: Generated<boolean>;
+  discovery_only: Generated<boolean>;
+  created_at: Generated<Date>;
+}
+
+export interface CompaniesTable {
+  id: Generated<string>;
+  slug: string;
+  name: string;
+  identity_key: string;
+  domain: string | null;
+  logo_url: string | null;
+  country: string | null;
+  industry: string | null;
+  org_type: string | null;
+  sectors: string[] | null;
+  website: string | null;
+  website_verified_at: NullableTimestamp;
+  careers_url: string | null;
+  first_seen_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface CompanySlugHistoryTable {
+  old_slug: string;
+  company_id: string;
+  retired_at: Generated<Date>;
+}
+
+export interface CrawlTargetsTable {
+  id: string;
+  provider_id: string;
+  board: string;
+  company_name: string | null;
+  company_domain: string | null;
+  company_logo: string | null;
+  enabled: Generated<boolean>;
+  interval_seconds: Generated<number>;
+  etag: string | null;
+  last_modified: string | null;
+  last_attempt_at: NullableTimestamp;
+  last_success_at: NullableTimestamp;
+  last_error: string | null;
+  consecutive_failures: Generated<number>;
+  good_crawls: Generated<number>;
+  created_at: Generated<Date>;
+}
+
+export interface JobsTable {
+  id: string;
+  slug: string;
+  provider_id: string;
+  target_id: string | null;
+  source_posting_id: string;
+  company_id: string;
+  company_name: string;
+  title: string;
+  location: string | null;
+  country: string | null;
+  city: string | null;
+  state: string | null;
+  remote: string | null;
+  remote_inferred: boolean;
+  employment_type: string | null;
+  seniority: string | null;
+  category: string | null;
+  category_confidence: number | null;
+  posted_at: NullableTimestamp;
+  sort_key: GeneratedAlways<Date>;
+  first_seen_at: Timestamp;
+  last_verified_at: Timestamp;
+  content_changed_at: Timestamp;
+  status: 'live' | 'closed';
+  closed_at: NullableTimestamp;
+  closed_reason: 'expired_upstream' | 'not_seen' | null;
+  upstream_expired_at: NullableTimestamp;
+  upstream_closes_at: NullableTimestamp;
+  withheld_kind: 'quality_removed' | 'quality_gated' | 'optout_hidden' | null;
+  quality_verdict: 'live' | 'quality_removed' | 'quality_gated' | 'optout_hidden';
+  quality_rule_id: string | null;
+  quality_matched_host: string | null;
+  poster_type: 'staffing' | 'jobboard' | null;
+  apply_url: string | null;
+  posting_url: string | null;
+  source_type: string;
+  provider_type: string;
+  has_description: boolean;
+  description_html: string | null;
+  description_text: string | null;
+  salary_min: number | null;
+  salary_max: number | null;
+  salary_currency: string | null;
+  salary_period: string | null;
+  salary_source: 'structured' | 'parsed_description' | null;
+  salary_min_annual_eur: number | null;
+  field_sources: ColumnType<FieldSources, string, string>;
+  attribution: string | null;
+  canonical_url: string | null;
+  content_hash: string;
+  missed_crawls: Generated<number>;
+  served: GeneratedAlways<boolean>;
+  title_tsv: GeneratedAlways<string>;
+  search_tsv: GeneratedAlways<string>;
+  description_tsv: GeneratedAlways<string>;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+export interface ChangeEventsTable {
+  id: Generated<string>;
+  seq: GeneratedAlways<number>;
+  job_id: string;
+  change: 'created' | 'updated' | 'delisted' | 'withdrawn';
+  recorded_at: Generated<Date>;
+  published_at: NullableTimestamp;
+}
+
+export interface CrawlRunsTable {
+  id: GeneratedAlways<number>;
+  target_id: string;
+  started_at: Timestamp;
+  finished_at: Timestamp;
+  outcome: 'fetched' | 'not_modified' | 'failed';
+  error_kind: string | null;
+  postings: Generated<number>;
+  created: Generated<number>;
+  updated: Generated<number>;
+  unchanged: Generated<number>;
+  closed: Generated<number>;
+  withdrawn: Generated<number>;
+}
+
+export interface PlansTable {
+  id: string;
+  label: string;
+  price_cents: number;
+  currency: Generated<string>;
+  records_per_month: number;
+  requests_per_day: number;
+  requests_per_minute: number;
+  max_page_size: number;
+  entitlements: Generated<string[]>;
+  purchasable: Generated<boolean>;
+  active: Generated<boolean>;
+  sort_order: Generated<number>;
+}
+
+export interface AccountsTable {
+  id: Generated<string>;
+  name: string | null;
+  email: string | null;
+  created_at: Generated<Date>;
+}
+
+export interface ApiKeysTable {
+  id: Generated<string>;
+  account_id: string;
+  name: string | null;
+  key_prefix: string;
+  secret_hash: Buffer;
+  plan_id: string;
+  country_lock: string | null;
+  status: Generated<'active' | 'revoked'>;
+  created_at: Generated<Date>;
+  expires_at: NullableTimestamp;
+  revoked_at: NullableTimestamp;
+  rotated_at: NullableTimestamp;
+  last_used_at: NullableTimestamp;
+}
+
+export interface ServiceSettingsTable {
+  key: string;
+  value: string;
+  created_at: Generated<Date>;
+}
+
+export interface DB {
+  providers: ProvidersTable;
+  companies: CompaniesTable;
+  company_slug_history: CompanySlugHistoryTable;
+  crawl_targets: CrawlTargetsTable;
+  jobs: JobsTable;
+  change_events: ChangeEventsTable;
+  crawl_runs: CrawlRunsTable;
+  plans: PlansTable;
+  accounts: AccountsTable;
+  api_keys: ApiKeysTable;
+  service_settings: ServiceSettingsTable;
+}
+
+export type JobRow = Selectable<JobsTable>;
+export type CompanyRow = Selectable<CompaniesTable>;
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type PlanRow = Selectable<PlansTable>;
+export type CrawlTargetRow = Selectable<CrawlTargetsTable>;

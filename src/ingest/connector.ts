@@ -10,25 +10,8 @@
 import type { SourcePosting } from '../domain/posting.ts';
 import type { Fetcher } from './fetcher.ts';
 
-/** Provider ids of the built-in connectors; also the `source` value of the rows they produce. */
-export type ConnectorId = 'ashby' | 'greenhouse' | 'lever' | 'usajobs';
-
-/** One thing to crawl, as stored in the `crawl_targets` table. */
-export interface CrawlTarget {
-  /** Stable id, `<provider>:<board>` (e.g. `ashby:1password`). */
-  id: string;
-  providerId: ConnectorId;
-  /** Board token (Ashby, Greenhouse), site name (Lever) or announcement file (USAJOBS). */
-  board: string;
-  /** Display name of the employer when the payload has none (Ashby and Lever do not carry one). */
-  companyName?: string;
-  /** The employer's bare domain when the operator knows it. */
-  companyDomain?: string;
-  companyLogo?: string;
-  /** Validators from the last successful crawl, for a conditional request. */
-  etag?: string;
-  lastModified?: string;
-}
+export type { ConnectorId, CrawlTarget } from '../domain/crawl-target.ts';
+import type { ConnectorId, CrawlTarget } from '../domain/crawl-target.ts';
 
 /** Outcome of a crawl whose answer was well formed. */
 export type CrawlOutcome =

@@ -1,0 +1,26 @@
+/**
+ * A crawl target: one board or feed the service reads (spec: "Every listing comes from an employer
+ * applicant-tracking system, a company's own careers page, a public employment agency ...").
+ */
+
+/** Provider ids of the built-in connectors; also the `source` value of the rows they produce. */
+export type ConnectorId = 'ashby' | 'greenhouse' | 'lever' | 'usajobs';
+
+export const CONNECTOR_IDS: readonly ConnectorId[] = ['ashby', 'greenhouse', 'lever', 'usajobs'];
+
+/** One thing to crawl, as stored in the `crawl_targets` table. */
+export interface CrawlTarget {
+  /** Stable id, `<provider>:<board>` (e.g. `ashby:1password`). */
+  id: string;
+  providerId: ConnectorId;
+  /** Board token (Ashby, Greenhouse), site name (Lever) or announcement file (USAJOBS). */
+  board: string;
+  /** Display name of the employer when the payload has none (Ashby and Lever do not carry one). */
+  companyName?: string;
+  /** The employer's bare domain when the operator knows it. */
+  companyDomain?: string;
+  companyLogo?: string;
+  /** Validators from the last successful crawl, for a conditional request. */
+  etag?: string;
+  lastModified?: string;
+}

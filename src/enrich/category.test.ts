@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import { CATEGORY_CONFIDENCE_THRESHOLD } from '../domain/vocabulary.ts';
+import { classifyCategory } from './category.ts';
+
+// Ashby titles are from the recorded boards; USAJOBS titles carry the family their OPM series maps to
+// in /work/shared/design/opm-series-families.json.
+describe('classifyCategory', () => {
+  it.each([
+    ['Backend Software Engineer', 'Engineering'],
+    ['SRE / DevOps Engineer', 'Engineering'],
+    ['Fire Protection Engineer', 'Engineering'], // USAJOBS 0804
+    ['IT Specialist (SYSADMIN)', 'Engineering'], // USAJOBS 2210
+    ['IT Specialist (INFOSEC)', 'Security'], // USAJOBS 2210, parenthetical refines
+    ['IT Specialist (DATAMGT)', 'Data & Analytics'],
+    ['Lead Analytics Engineer', 'Data & Analytics'],
+    ['Survey Statistician', 'Data & Analytics'],
+    ['Security Engineer | Product', 'Security'],
+    ['Criminal Investigator', 'Security'],
+    ['AI Senior Product Manager, Agent Templates', 'Product'],
+    ['Product Designer (UI/UX)', 'Design'],
+    ['Director, Product Design', 'Design'],
+    ['Visual Information Specialist', 'Design'],
+    ['Meteorologist', 'Science & Research'],
+    ['Research Scientist', 'Science & Research'],
+    ['ABA Therapist - Mundelein, IL', 'Healthcare'],
+    ['Occupational Health Nurse', 'Healthcare'],
+    ['Librarian', 'Education'],
+    ['Instructional Designer, Provo', 'Education'],
+    ['Budget Analyst', 'Finance'],
+    ['Senior Accountant', 'Finance'],
+    ['Attorney Advisor', 'Legal & Compliance'],
+    ['Regulatory Compliance Officer (Luxembourg)', 'Legal & Compliance'],
+    ['Business Recruiter', 'HR & Recruiting'],
+    ['Human Resources Specialist', 'HR & Recruiting'],
+    ['Contract Specialist', 'Procurement'],
+    ['Sourcing and Procurement Sr. Specialist', 'Procurement'],
+    ['Materials Handler', 'Logistics & Transport'],
+    ['Supply Chain Manager', 'Logistics & Transport'],
+    ['Management and Program Analyst', 'Operations & Admin'],
+    ['Team Lead | Executive Assistant', 'Operations & Admin'],
+    ['Community Planner', 'Consulting & Strategy'],
+    ['Product Marketing Manager', 'Marketing'],
+    ['Public Affairs Specialist', 'Marketing'],
+    ['Commercial Account Executive', 'Sales'],
+    ['Sales development rep', 'Sales'],
+    ['Bilingual Licensed Customer Service Agent', 'Customer Support'],
+    ['Store Manager - Edmonton', 'Retail'],
+    ['Kitchen Manager', 'Hospitality'],
+    ['Bindery Machine Operator', 'Manufacturing'],
+    ['Pipefitter', 'Construction & Trades'],
+    ['Electronics Technician', 'Skilled Technician'],
+    ['Industrial Hygienist', 'Safety & Environment'],
+    ['Mine Safety and Health Inspector', 'Safety & Environment'],
+  ])('%s → %s', (title, expected) => {
+    const result = classifyCategory(title);
+    expect(result.category).toBe(expected);
+    expect(result.confidence).toBeGreaterThanOrEqual(CATEGORY_CONFIDENCE_THRESHOLD);
+  });
+
+  it.each([
+    ['Softwareentwickler (m/w/d)', 'Engineering'],
+    ['Entwickler:in Backend', 'Engineering'],
+    ['Ingénieur logiciel', 'Engineering'],
+    ['Développeur Full Stack', 'Engineering'],
+    ['Ontwikkelaar Java', 'Engineering'],
+    ['Desarrollador Backend', 'Engineering'],
+    ['Erfaren frontendutvikler', 'Engineering'], // NAV feed
+    ['Utvecklare', 'Engineering'],
+    ['Vertriebsmitarbeiter im Außendienst', 'Sales'],
+    ['Ingénieur commercial', 'Sales'],
+    ['Commercial terrain H/F', 'Sales'],
+    ['Pflegefachkraft (m/w/d)', 'Healthcare'],
+    ['Verpleegkundige', 'Healthcare'],
+    ['Sykepleier', 'Healthcare'],
+    ['Sjuksköterska', 'Healthcare'],
+    ['100% stilling fysioterapeut Ulvik herad', 'Healthcare'], // NAV feed
+    ['Buchhalter (m/w/d)', 'Finance'],
+    ['Elektriker', 'Construction & Trades'],
+  ])('non-English %s → %s', (title, expected) => {
+    expect(classifyCategory(title).category).toBe(expected);
+  });
+
+  it('lets the role decide over a company or team name in another segment', () => {
+    // silver.json-style "Company - Role" titles
+    expect(classifyCategory('Fuse Finance - Backend Engineer (Node)').category).toBe('Engineering');
+    expect(classifyCategory('Software Engineer, Security').category).toBe('Engineering');
+  });
+
+  it.each([
+    'Sales Strategy and Operations Manager',
+    'Voice Talent Required - Bulgarian',
+    'Czech Linguists',
+    'Deputy CAMLO',
+    'Future Role at Catio',
+    'Chief of Medical Relations and Strategy',
+    'Field Supervisor',
+    '',
+  ])('%j publishes nothing (confidence null)', (title) => {
+    expect(classifyCategory(title)).toEqual({ confidence: null });
+  });
+
+  it('uses department and team only as a tie-breaker, never on their own', () => {
+    expect(classifyCategory('Future Role at Catio', { department: 'Engineering', team: 'Engineering' })).toEqual({ confidence: null });
+    // ema.json: sales, strategy and operations words compete; the Sales department tips it.
+    expect(classifyCategory('Sales Strategy and Operations Manager')).toEqual({ confidence: null });
+    expect(classifyCategory('Sales Strategy and Operations Manager', { department: 'Sales', team: 'Sales' }).category).toBe('Sales');
+    // Ridealso.json: "Product Finance" with the Finance and Accounting department.
+    expect(classifyCategory('Senior Analyst, Product Finance').category).toBeUndefined();
+    expect(classifyCategory('Senior Analyst, Product Finance', { department: 'Finance and Accounting', team: 'Finance and Accounting' }).category).toBe('Finance');
+    // A department that names no family of its own does nothing (clarium.json "Growth").
+    expect(classifyCategory('Director of Growth', { department: 'Growth', team: 'Growth' })).toEqual({ confidence: null });
+  });
+
+  it('always returns confidence null exactly when there is no category, and two decimals otherwise', () => {
+    for (const title of ['Senior Accountant', 'Operations', 'Nurse Scientist (RN)', 'Policy Analyst', 'Engineering Manager']) {
+      const r = classifyCategory(title);
+      if (r.category === undefined) expect(r.confidence).toBeNull();
+      else {
+        expect(r.confidence).toBeGreaterThanOrEqual(0.6);
+        expect(r.confidence).toBeLessThanOrEqual(1);
+        expect(Math.round((r.confidence ?? 0) * 100) / 100).toBe(r.confidence);
+      }
+    }
+  });
+});

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { sanitizeDescription, textToHtml } from './description.ts';
+
+describe('sanitizeDescription', () => {
+  it('strips Ashby styles and empty spacer paragraphs, folds headings (ramp.json "Customer Experience Agent", opening)', () => {
+    const html =
+      '<h1><strong>About Ramp</strong></h1><p style="min-height:1.5em">At Ramp, we’re rethinking how modern finance teams function in the age of AI.</p><p style="min-height:1.5em"></p>';
+    expect(sanitizeDescription(html)).toEqual({
+      html: '<h3><strong>About Ramp</strong></h3><p>At Ramp, we’re rethinking how modern finance teams function in the age of AI.</p>',
+      text: 'About Ramp\n\nAt Ramp, we’re rethinking how modern finance teams function in the age of AI.',
+    });
+  });
+
+  it('removes everything that can run script or load a resource', () => {
+    const html =
+      '<p onclick="steal()" class="x" style="color:red">Hello <a href="javascript:alert(1)">bad</a> <a href="https://example.com/jobs" target="_blank" onmouseover="x()">good</a></p>' +
+      '<img src="https://tracker.example/p.gif" onerror="alert(1)"><script>alert(1)</script><iframe src="https://evil.example"></iframe><style>p{display:none}</style>' +
+      '<object data="x.swf"></object><svg><script>alert(2)</script></svg>';
+    const result = sanitizeDescription(html);
+    expect(result?.html).toBe('<p>Hello bad <a href="https://example.com/jobs" rel="nofollow noopener">good</a></p>');
+    expect(result?.text).toBe('Hello bad good');
+  });
+
+  it('keeps mailto links and drops relative and data: links', () => {
+    const result = sanitizeDescription('<p><a href="mailto:jobs@example.com">Mail us</a>, <a href="/apply">apply</a>, <a href="data:text/html,x">x</a></p>');
+    expect(result?.html).toBe('<p><a href="mailto:jobs@example.com" rel="nofollow noopener">Mail us</a>, apply, x</p>');
+  });
+
+  it('copes with Greenhouse-shaped content: class-carrying wrappers, h2 headings, data-* spans', () => {
+    const html = '<div class="content-intro"><h2>About us:</h2>\n<p><span data-sheets-root="1">We build tools for teams.</span></p></div><ul><li>Write code</li><li>Review code</li></ul>';
+    expect(sanitizeDescription(html)).toEqual({
+      html: '<div><h3>About us:</h3>\n<p>We build tools for teams.</p></div><ul><li>Write code</li><li>Review code</li></ul>',
+      text: 'About us:\n\nWe build tools for teams.\n\n * Write code\n * Review code',
+    });
+  });
+
+  it('copes with Lever-shaped lists (<li> directly inside <div>) concatenated after the description', () => {
+    const html = '<div><p>We design the listening experience.</p></div><h3>What You\'ll Do</h3><div>\n<li><p>Build clients.</p></li>\n<li><p>Ship often.</p></li>\n</div>';
+    const result = sanitizeDescription(html);
+    expect(result?.text).toBe("We design the listening experience.\n\nWhat You'll Do\n\nBuild clients.\n\nShip often.");
+  });
+
+  it('keeps table basics without attributes other than spans', () => {
+    const result = sanitizeDescription('<table border="1" style="x"><tr><th colspan="2" class="h">Pay</th></tr><tr><td>Base</td><td>€60k</td></tr></table>');
+    expect(result?.html).toBe('<table><tr><th colspan="2">Pay</th></tr><tr><td>Base</td><td>€60k</td></tr></table>');
+    expect(result?.text).toContain('Base');
+  });
+
+  it('turns plain text into paragraphs', () => {
+    expect(sanitizeDescription('First line\nsecond line\n\nSecond paragraph with 5 < 10 & more')).toEqual({
+      html: '<p>First line<br />second line</p><p>Second paragraph with 5 &lt; 10 &amp; more</p>',
+      text: 'First line\nsecond line\n\nSecond paragraph with 5 < 10 & more',
+    });
+  });
+
+  it('keeps the line structure of text that carries only inline tags', () => {
+    expect(sanitizeDescription('Intro\n\nWe offer <b>equity</b>')?.html).toBe('<p>Intro</p><p>We offer <b>equity</b></p>');
+  });
+
+  it('is undefined when nothing visible is left', () => {
+    expect(sanitizeDescription(undefined)).toBeUndefined();
+    expect(sanitizeDescription('')).toBeUndefined();
+    expect(sanitizeDescription('   \n ')).toBeUndefined();
+    expect(sanitizeDescription('<p style="min-height:1.5em"></p><p>&nbsp;</p>')).toBeUndefined();
+    expect(sanitizeDescription('<script>alert(1)</script><img src=x>')).toBeUndefined();
+  });
+});
+
+describe('textToHtml', () => {
+  it('escapes markup and splits paragraphs on blank lines', () => {
+    expect(textToHtml('<b>not bold</b>\r\n\r\n"quoted" & done')).toBe('<p>&lt;b&gt;not bold&lt;/b&gt;</p><p>&quot;quoted&quot; &amp; done</p>');
+  });
+
+  it('is empty for blank text', () => {
+    expect(textToHtml(' \n\n ')).toBe('');
+  });
+});

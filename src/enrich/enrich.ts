@@ -1,0 +1,147 @@
+/**
+ * Enrichment: one connector's SourcePosting in, the NormalizedJob the ledger stores out, with every
+ * served field in its final form and FieldSources set truthfully (spec: Resources › Job, FieldSources,
+ * nullability table).
+ *
+ * Pure and synchronous apart from the FX rates, which the caller loads once (`loadFxRates`) and passes
+ * in. Everything costly (regular expressions, gazetteer and vocabulary tables, the html-to-text
+ * converter) is built once when the enrich modules load, so enrichPosting can run per posting in a
+ * crawl loop without per-call setup.
+ *
+ * Invariants every result satisfies (tested in enrich.test.ts):
+ * - no optional field is an empty string: absent values are omitted;
+ * - `categoryConfidence` is null exactly when `category` is absent, and >= 0.6 otherwise;
+ * - `remoteInferred` is true only when `remote` is set and was derived by the service;
+ * - `hasDescription` is true exactly when `descriptionHtml`/`descriptionText` are present;
+ * - `title` is trimmed with internal whitespace collapsed;
+ * - `postedAt` and `upstreamClosesAt` are RFC 3339 UTC (`YYYY-MM-DDTHH:mm:ss.sssZ`), dropped when
+ *   unparseable;
+ * - `applyUrl`, `postingUrl` and `companyLogo` are absolute http(s) URLs without credentials, or absent;
+ * - `fieldSources` has all nine keys.
+ */
+import type { FieldSources } from '../domain/field-sources.ts';
+import type { NormalizedJob, SourcePosting } from '../domain/posting.ts';
+import type { ProviderType, SourceType } from '../domain/vocabulary.ts';
+import { classifyCategory } from './category.ts';
+import { sanitizeDescription, textToHtml } from './description.ts';
+import { mapEmploymentType } from './employment.ts';
+import type { FxRates } from './fx.ts';
+import { resolveLocation } from './location.ts';
+import { resolveRemote } from './remote.ts';
+import { normalizeStructuredSalary, salaryProvenance } from './salary.ts';
+import { classifySeniority } from './seniority.ts';
+
+/**
+ * The provider a posting came from, as the pipeline knows it: its id (the row's `source`, e.g.
+ * `ashby`), its source class (`source_type`) and its class in the legacy vocabulary (`provider_type`).
+ */
+export interface ProviderProfile {
+  id: string;
+  sourceType: SourceType;
+  providerType: ProviderType;
+}
+
+/** Trimmed, internal whitespace collapsed; undefined when nothing visible is left. */
+function cleanText(value: string | undefined): string | undefined {
+  const s = value?.replace(/\s+/g, ' ').trim();
+  return s ? s : undefined;
+}
+
+/**
+ * RFC 3339 UTC via Date, or undefined when the value does not parse or its year falls outside
+ * 0000–9999 (`toISOString` would give an expanded `+010000-…` year, which RFC 3339 does not allow).
+ */
+function toRfc3339Utc(value: string | undefined): string | undefined {
+  const s = value?.trim();
+  if (!s) return undefined;
+  const date = new Date(s);
+  if (Number.isNaN(date.getTime())) return undefined;
+  const iso = date.toISOString();
+  return /^\d{4}-/.test(iso) ? iso : undefined;
+}
+
+/** An absolute http(s) URL without user info, serialized by the URL parser; undefined otherwise. */
+function httpUrl(value: string | undefined): string | undefined {
+  const s = value?.trim();
+  if (!s || !URL.canParse(s)) return undefined;
+  const url = new URL(s);
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname || url.username || url.password) return undefined;
+  return url.href;
+}
+
+/**
+ * Enrich one posting.
+ *
+ * @param posting  what the connector read from the source, untouched.
+ * @param provider the provider's id and classes (see {@link ProviderProfile}).
+ * @param fx       indicative rates for `salary_min_annual_eur` (load once with `loadFxRates`).
+ * @returns the NormalizedJob to store; see the module docstring for the invariants it satisfies and
+ *          each helper module for the rule behind each field.
+ */
+export function enrichPosting(posting: SourcePosting, provider: ProviderProfile, fx: FxRates): NormalizedJob {
+  const title = cleanText(posting.title) ?? '';
+  const location = cleanText(posting.location) ?? cleanText(posting.locations.find((l) => cleanText(l.text))?.text);
+  const place = resolveLocation(posting.location, posting.locations);
+  const remote = resolveRemote({
+    flag: posting.remoteFlag,
+    texts: [title, location ?? ''],
+    secondaryTexts: posting.locations.map((l) => l.text ?? ''),
+  });
+  const employmentType = mapEmploymentType(posting.employmentType);
+  const seniority = classifySeniority(title);
+  const category = classifyCategory(title, { department: posting.hints?.department, team: posting.hints?.team });
+  const description =
+    sanitizeDescription(posting.descriptionHtml) ?? (posting.descriptionText ? sanitizeDescription(textToHtml(posting.descriptionText)) : undefined);
+  const salary = normalizeStructuredSalary(posting.salary, fx);
+  const postedAt = toRfc3339Utc(posting.postedAt);
+
+  const fieldSources: FieldSources = {
+    remote: remote.provenance,
+    employment_type: employmentType ? 'published' : 'absent',
+    category: category.category ? 'inferred' : 'absent',
+    seniority: seniority ? 'inferred' : 'absent',
+    salary: salaryProvenance(salary),
+    // Country, city and location only ever come from the source's own location data.
+    location: location || place.country || place.city ? 'published' : 'absent',
+    posted_at: postedAt ? 'published' : 'absent',
+    description: description ? 'published' : 'absent',
+    source_type: 'inferred',
+  };
+
+  const job: NormalizedJob = {
+    sourcePostingId: posting.sourcePostingId,
+    title,
+    companyName: cleanText(posting.company.name) ?? '',
+    remoteInferred: remote.remoteInferred,
+    categoryConfidence: category.category ? category.confidence : null,
+    hasDescription: description !== undefined,
+    sourceType: provider.sourceType,
+    providerType: provider.providerType,
+    fieldSources,
+  };
+  const companyDomain = cleanText(posting.company.domain)?.toLowerCase();
+  if (companyDomain) job.companyDomain = companyDomain;
+  const companyLogo = httpUrl(posting.company.logoUrl);
+  if (companyLogo) job.companyLogo = companyLogo;
+  if (location) job.location = location;
+  if (place.country) job.country = place.country;
+  if (place.city) job.city = place.city;
+  if (place.state) job.state = place.state;
+  if (remote.remote) job.remote = remote.remote;
+  if (employmentType) job.employmentType = employmentType;
+  if (seniority) job.seniority = seniority;
+  if (category.category) job.category = category.category;
+  if (postedAt) job.postedAt = postedAt;
+  if (description) {
+    job.descriptionHtml = description.html;
+    job.descriptionText = description.text;
+  }
+  if (salary) job.salary = salary;
+  const applyUrl = httpUrl(posting.applyUrl);
+  if (applyUrl) job.applyUrl = applyUrl;
+  const postingUrl = httpUrl(posting.postingUrl);
+  if (postingUrl) job.postingUrl = postingUrl;
+  const upstreamClosesAt = toRfc3339Utc(posting.closesAt);
+  if (upstreamClosesAt) job.upstreamClosesAt = upstreamClosesAt;
+  return job;
+}

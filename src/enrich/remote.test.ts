@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { resolveRemote } from './remote.ts';
+
+describe('resolveRemote', () => {
+  it('publishes the source flag as given', () => {
+    // ramp.json "Customer Experience Agent": isRemote true, "New York, NY (HQ)"
+    expect(resolveRemote({ flag: 'remote', texts: ['Customer Experience Agent', 'New York, NY (HQ)'] })).toEqual({ remote: 'remote', remoteInferred: false, provenance: 'published' });
+    // bjakcareer.json: isRemote false → on_site from the connector
+    expect(resolveRemote({ flag: 'on_site', texts: ['Talent Acquisition Executive (Fresh Grad, RM3500- RM6000)', 'Malaysia'] })).toEqual({
+      remote: 'on_site',
+      remoteInferred: false,
+      provenance: 'published',
+    });
+  });
+
+  it('refines a boolean flag to hybrid when the posting itself says hybrid', () => {
+    // Abridge.json: isRemote true on "San Francisco-Hybrid"; neofinancial-style "Hybrid in Toronto" with isRemote false
+    expect(resolveRemote({ flag: 'remote', texts: ['Senior Operations Manager', 'San Francisco-Hybrid'] })).toEqual({ remote: 'hybrid', remoteInferred: true, provenance: 'inferred' });
+    expect(resolveRemote({ flag: 'on_site', texts: ['Software Engineer', 'Hybrid in Toronto'] })).toEqual({ remote: 'hybrid', remoteInferred: true, provenance: 'inferred' });
+    // replit.json: hybrid with in-office days is hybrid
+    expect(resolveRemote({ flag: 'on_site', texts: ['Engineer', 'Foster City, CA (Hybrid) In office M,W,F'] })).toEqual({ remote: 'hybrid', remoteInferred: true, provenance: 'inferred' });
+  });
+
+  it('corrects an on_site flag when the primary location clearly says remote (cargo-one.json "Remote (EMEA)", isRemote false)', () => {
+    expect(resolveRemote({ flag: 'on_site', texts: ['Senior Backend Engineer', 'Remote (EMEA)'] })).toEqual({ remote: 'remote', remoteInferred: true, provenance: 'inferred' });
+  });
+
+  it('does not let one remote alternative among secondary locations overrule a flag', () => {
+    expect(resolveRemote({ flag: 'on_site', texts: ['Account Executive', 'New York'], secondaryTexts: ['Remote'] })).toEqual({
+      remote: 'on_site',
+      remoteInferred: false,
+      provenance: 'published',
+    });
+  });
+
+  it('infers from the texts when the source has no flag', () => {
+    // 1password.json "Developer, Backend": isRemote null, "Remote (United States | Canada)"
+    expect(resolveRemote({ texts: ['Developer, Backend', 'Remote (United States | Canada)'] })).toEqual({ remote: 'remote', remoteInferred: true, provenance: 'inferred' });
+    expect(resolveRemote({ texts: ['Senior Software Engineer I/II (Hybrid)', 'Toronto'] })).toMatchObject({ remote: 'hybrid', remoteInferred: true });
+    expect(resolveRemote({ texts: ['Engineer', 'London - On-site'] })).toMatchObject({ remote: 'on_site', remoteInferred: true });
+    expect(resolveRemote({ texts: ['Engineer', 'Berlin'], secondaryTexts: ['Remote - Germany'] })).toMatchObject({ remote: 'remote' });
+  });
+
+  it('reads the non-English cues', () => {
+    expect(resolveRemote({ texts: ['Werkstudent (m/w/d)', 'Berlin, Homeoffice möglich'] }).remote).toBe('remote');
+    expect(resolveRemote({ texts: ['Développeur', 'Paris - Télétravail'] }).remote).toBe('remote');
+    expect(resolveRemote({ texts: ['Ontwikkelaar', 'Utrecht (thuiswerken)'] }).remote).toBe('remote');
+    expect(resolveRemote({ texts: ['Desarrollador', 'Remoto'] }).remote).toBe('remote');
+    expect(resolveRemote({ texts: ['Utvecklare', 'Stockholm, på distans'] }).remote).toBe('remote');
+    expect(resolveRemote({ texts: ['Utvikler', 'Oslo, hjemmekontor'] }).remote).toBe('remote');
+    expect(resolveRemote({ texts: ['Desarrollador', 'Madrid (híbrido)'] }).remote).toBe('hybrid');
+    expect(resolveRemote({ texts: ['Mitarbeiter', 'Hamburg, vor Ort'] }).remote).toBe('on_site');
+  });
+
+  it('is conservative about "remote" that is not about where the work is done', () => {
+    expect(resolveRemote({ texts: ['Remote Sensing Scientist', 'Denver'] })).toEqual({ remoteInferred: false, provenance: 'absent' });
+    expect(resolveRemote({ texts: ['Drone Remote Pilot', 'Austin, TX'] })).toEqual({ remoteInferred: false, provenance: 'absent' });
+    expect(resolveRemote({ texts: ['Remote Patient Monitoring Nurse', 'Chicago, IL'] })).toEqual({ remoteInferred: false, provenance: 'absent' });
+    expect(resolveRemote({ texts: ['Account Executive', 'RemoteCo HQ'] })).toEqual({ remoteInferred: false, provenance: 'absent' });
+    expect(resolveRemote({ texts: ['Engineer (not remote)', 'Boston'] }).remote).toBe('on_site');
+  });
+
+  it('infers nothing from conflicting remote and on-site cues', () => {
+    expect(resolveRemote({ texts: ['Engineer', 'Las Vegas, NV (Onsite)'], secondaryTexts: ['Las Vegas, NV (Remote)'] })).toEqual({ remoteInferred: false, provenance: 'absent' });
+  });
+
+  it('is absent when nothing is said', () => {
+    expect(resolveRemote({ texts: ['Backend Engineer', 'Singapore'] })).toEqual({ remoteInferred: false, provenance: 'absent' });
+    expect(resolveRemote({ texts: [] })).toEqual({ remoteInferred: false, provenance: 'absent' });
+  });
+});

@@ -1,0 +1,111 @@
+/**
+ * Workplace mode (`remote`: remote, hybrid, on_site) and its provenance.
+ *
+ * Spec: Resources › Job.remote and remote_inferred ("true when the service derived `remote` rather
+ * than read it. Present even when false"), FieldSources › remote ("Yes, in a minority of sources").
+ *
+ * Rules, in order:
+ * 1. The source has its own flag → that value, `published`, remoteInferred false. Two exceptions,
+ *    where the source's own words are more precise than its flag:
+ *    - the title or primary location says hybrid (and nothing there says remote) → `hybrid`,
+ *      inferred. Ashby's `isRemote` is a boolean: the connector turns `false` into `on_site`, and
+ *      `true` is set on postings whose every location reads "San Francisco-Hybrid" (Abridge.json), so
+ *      the flag cannot say hybrid and the text can;
+ *    - the flag is `on_site` and the title or primary location says remote (and nothing there says
+ *      hybrid or on-site) → `remote`, inferred. Ashby boards mark postings located "Remote (EMEA)" or
+ *      "United States Remote" with `isRemote: false` (cargo-one.json, mural.json); publishing on_site
+ *      there would contradict the row's own location.
+ *    Secondary locations never overrule a flag: an on-site posting in New York that also lists
+ *    "Remote" among ten alternatives keeps its flag.
+ * 2. No flag → infer from the title and location texts, `inferred`, remoteInferred true.
+ * 3. Nothing in either → no value, `absent`, remoteInferred false.
+ *
+ * Reading the texts is conservative. Cues: remote ("Remote", "Remote-first", "fully remote", "work
+ * from home", "WFH", German "Homeoffice"/"remote", French "télétravail", Dutch "thuiswerk", Spanish
+ * "remoto"/"teletrabajo", Swedish "distans", Norwegian "hjemmekontor"); hybrid ("Hybrid", "hybride",
+ * "híbrido", "telework eligible" in US federal titles); on-site ("On-site", "Onsite", "In office",
+ * "office-based", "vor Ort", "presencial", "not remote"). Not cues: "remote sensing", "remote
+ * control", "remote pilot", "remote monitoring" and similar job content; "Remote" as part of a
+ * longer name ("RemoteCo"). When remote and on-site cues both appear (a remote posting with an
+ * on-site alternative) nothing is inferred; hybrid with on-site ("Foster City, CA (Hybrid) In office
+ * M,W,F") is hybrid; remote with hybrid ("U.S. Hybrid/Remote") is remote, the most permissive option
+ * the posting offers.
+ */
+import type { Provenance } from '../domain/field-sources.ts';
+import type { Remote } from '../domain/vocabulary.ts';
+
+/** What the resolver returns; `remote` is omitted rather than empty. */
+export interface ResolvedRemote {
+  remote?: Remote;
+  /** True only when `remote` is set and was derived by the service. */
+  remoteInferred: boolean;
+  provenance: Provenance;
+}
+
+/** Phrases where "remote" describes the work itself, not where it is done. */
+const NOT_WORKPLACE =
+  /\bremote(?:ly)?[\s-]+(?:sens(?:ing|or|ors)|control(?:s|led|ler)?|pilot(?:s|ed)?|operat(?:or|ors|ion|ions|ed)|monitor(?:ing|s)?|patient|access|desktop|hands|support\s+technician|diagnostic\w*|surveillance|viewing|sites?|areas?|communit(?:y|ies)|locations?\s+(?:of|in))\b/g;
+
+const ON_SITE = /\b(?:on[\s-]?site|onsite|in[\s-]office|office[\s-]based|in[\s-]person|vor\s+ort|sur\s+site|presencial|not\s+remote|no\s+remote|non[\s-]remote)\b/;
+const HYBRID = /\b(?:hybrid|hybride|hibrido|hybridt|telework(?:\s+eligible)?)\b/;
+const REMOTE =
+  /\b(?:remote(?:[\s-]first|[\s-]friendly|[\s-]eligible|[\s-]only)?|fully\s+distributed|work\s+from\s+home|wfh|home[\s-]?office|homeoffice|mobiles\s+arbeiten|teletravail|thuiswerk(?:en)?|remoto|teletrabajo|distans(?:arbete)?|hjemmekontor|fjernarbeid|etatyo)\b/;
+
+/** Lower-case, accents stripped, so "Télétravail" and "híbrido" match plain patterns. */
+function fold(s: string): string {
+  return s.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
+}
+
+/** The workplace cues present in a set of texts. */
+function cues(texts: string[]): { remote: boolean; hybrid: boolean; onSite: boolean } {
+  const found = { remote: false, hybrid: false, onSite: false };
+  for (const raw of texts) {
+    if (!raw) continue;
+    const text = fold(raw).replace(NOT_WORKPLACE, ' ');
+    // "not remote" must not also count as a remote cue.
+    const withoutNegation = text.replace(/\b(?:not|no|non)[\s-]remote\b/g, ' ');
+    if (ON_SITE.test(text)) found.onSite = true;
+    if (HYBRID.test(text)) found.hybrid = true;
+    if (REMOTE.test(withoutNegation)) found.remote = true;
+  }
+  return found;
+}
+
+/** The single workplace mode the texts support, or undefined when they say nothing or conflict. */
+function inferFromTexts(texts: string[]): Remote | undefined {
+  const c = cues(texts);
+  if (c.remote && c.onSite && !c.hybrid) return undefined;
+  if (c.remote) return 'remote';
+  if (c.hybrid) return 'hybrid';
+  if (c.onSite) return 'on_site';
+  return undefined;
+}
+
+/**
+ * Decide `remote`, `remote_inferred` and FieldSources.remote for one posting.
+ *
+ * @param input.flag  the source's own workplace flag as the connector mapped it, when it has one.
+ * @param input.texts the posting's title and primary location text, as given.
+ * @param input.secondaryTexts further location texts (Ashby `secondaryLocations`): evidence when the
+ *        source has no flag, never enough to overrule one.
+ * @returns see the module docstring for the rules; `remoteInferred` is true only when `remote` is set
+ *          and was derived from the texts.
+ */
+export function resolveRemote(input: { flag?: Remote; texts: string[]; secondaryTexts?: string[] }): ResolvedRemote {
+  if (input.flag) {
+    // Only the title and primary location may overrule a flag: a posting flagged on-site in New
+    // York with "Remote" among ten alternative locations is not thereby a remote job.
+    const primary = inferFromTexts(input.texts);
+    const c = cues(input.texts);
+    if (primary === 'hybrid' && input.flag !== 'hybrid') {
+      return { remote: 'hybrid', remoteInferred: true, provenance: 'inferred' };
+    }
+    if (primary === 'remote' && input.flag === 'on_site' && !c.hybrid && !c.onSite) {
+      return { remote: 'remote', remoteInferred: true, provenance: 'inferred' };
+    }
+    return { remote: input.flag, remoteInferred: false, provenance: 'published' };
+  }
+  const inferred = inferFromTexts([...input.texts, ...(input.secondaryTexts ?? [])]);
+  if (inferred) return { remote: inferred, remoteInferred: true, provenance: 'inferred' };
+  return { remoteInferred: false, provenance: 'absent' };
+}

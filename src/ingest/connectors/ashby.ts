@@ -1,0 +1,135 @@
+/**
+ * Ashby connector: the public job-posting API, `GET {base}/posting-api/job-board/{board}?includeCompensation=true`
+ * (Ashby developer docs, "Public Job Posting API"; shape as recorded in /work/shared/data/ashby, see
+ * fixtures/README.md): `{"jobs": [...], "apiVersion": "1"}`.
+ *
+ * Field mapping, exactly what the payload says and nothing more:
+ * | Ashby | SourcePosting |
+ * |---|---|
+ * | `id` | `sourcePostingId` |
+ * | `title` | `title` |
+ * | — (Ashby names no company) | `company.name` = target.companyName, else the board token |
+ * | `location` | `location`, and `locations[0].text` |
+ * | `address.postalAddress` {addressCountry, addressRegion, addressLocality} | `locations[0]` country, region, city |
+ * | `secondaryLocations[]` {location, address.postalAddress} | `locations[1..]` |
+ * | `isRemote` true / false / null | `remoteFlag` 'remote' / 'on_site' / absent |
+ * | `employmentType` (FullTime, PartTime, Contract, Intern, Temporary) | `employmentType`, raw |
+ * | `publishedAt` | `postedAt` (as a UTC instant) |
+ * | `descriptionHtml`, `descriptionPlain` | `descriptionHtml`, `descriptionText` |
+ * | `compensation.summaryComponents[]` with `compensationType` "Salary" | `salary` (below) |
+ * | `applyUrl`, `jobUrl` | `applyUrl`, `postingUrl` |
+ * | `department`, `team` | `hints.department`, `hints.team` |
+ *
+ * Salary: the first summary component of type `Salary` (the recorded data never has two); `interval`
+ * `1 YEAR` → annual, `1 MONTH` → monthly, `1 WEEK` → weekly, `1 DAY` → daily, `1 HOUR` → hourly, any
+ * other (`1 TIME`, `NONE`) → period null; `currencyCode` upper-cased; `minValue`/`maxValue` as given. A
+ * component with neither amount is no salary. Equity, bonus and commission components are ignored.
+ *
+ * Postings with `isListed: false` are not public and are left out (not counted as skipped); postings
+ * without an id or a title are counted in `skipped`; duplicate ids keep the first.
+ */
+import type { SalaryPeriod } from '../../domain/vocabulary.ts';
+import type { SourceLocation, SourcePosting, SourceSalary } from '../../domain/posting.ts';
+import { CrawlError } from '../connector.ts';
+import type { Connector, CrawlOutcome, CrawlTarget } from '../connector.ts';
+import type { Fetcher } from '../fetcher.ts';
+import { companyOf, compact, fetchBoard, fetched, finite, isoInstant, isRecord, mapPostings, parseJson, text, trimBase } from './common.ts';
+
+/** Ashby `interval` → stored salary period (null: the interval has no yearly equivalent). */
+export const ASHBY_INTERVALS: Readonly<Record<string, SalaryPeriod>> = {
+  '1 YEAR': 'annual',
+  '1 MONTH': 'monthly',
+  '1 WEEK': 'weekly',
+  '1 DAY': 'daily',
+  '1 HOUR': 'hourly',
+};
+
+function location(label: unknown, address: unknown): SourceLocation | undefined {
+  const postal = isRecord(address) && isRecord(address['postalAddress']) ? address['postalAddress'] : {};
+  const loc = compact<SourceLocation>({
+    text: text(label),
+    country: text(postal['addressCountry']),
+    region: text(postal['addressRegion']),
+    city: text(postal['addressLocality']),
+  });
+  return Object.keys(loc).length > 0 ? loc : undefined;
+}
+
+/** The structured salary of an Ashby `compensation` object, or undefined when it states none. */
+export function ashbySalary(compensation: unknown): SourceSalary | undefined {
+  if (!isRecord(compensation) || !Array.isArray(compensation['summaryComponents'])) return undefined;
+  const component = compensation['summaryComponents'].find((c) => isRecord(c) && c['compensationType'] === 'Salary');
+  if (!isRecord(component)) return undefined;
+  const min = finite(component['minValue']);
+  const max = finite(component['maxValue']);
+  if (min === undefined && max === undefined) return undefined;
+  const interval = text(component['interval']);
+  return compact<SourceSalary>({
+    min,
+    max,
+    currency: text(component['currencyCode'])?.trim().toUpperCase(),
+    period: (interval !== undefined ? ASHBY_INTERVALS[interval.trim().toUpperCase()] : undefined) ?? null,
+  });
+}
+
+/** Map one Ashby job; null when it has no id or title, undefined when it is unlisted. */
+export function mapAshbyJob(job: unknown, target: CrawlTarget): SourcePosting | null | undefined {
+  if (!isRecord(job)) return null;
+  const id = text(job['id']);
+  const title = text(job['title']);
+  if (id === undefined || title === undefined) return null;
+  if (job['isListed'] === false) return undefined;
+
+  const locations: SourceLocation[] = [];
+  const primary = location(job['location'], job['address']);
+  if (primary) locations.push(primary);
+  if (Array.isArray(job['secondaryLocations'])) {
+    for (const secondary of job['secondaryLocations']) {
+      if (!isRecord(secondary)) continue;
+      const loc = location(secondary['location'], secondary['address']);
+      if (loc) locations.push(loc);
+    }
+  }
+  const hints = compact({ department: text(job['department']), team: text(job['team']) });
+
+  return compact<SourcePosting>({
+    sourcePostingId: id,
+    title,
+    company: companyOf(target),
+    location: text(job['location']),
+    locations,
+    remoteFlag: job['isRemote'] === true ? 'remote' : job['isRemote'] === false ? 'on_site' : undefined,
+    employmentType: text(job['employmentType']),
+    postedAt: isoInstant(job['publishedAt']),
+    descriptionHtml: text(job['descriptionHtml']),
+    descriptionText: text(job['descriptionPlain']),
+    salary: ashbySalary(job['compensation']),
+    applyUrl: text(job['applyUrl']),
+    postingUrl: text(job['jobUrl']),
+    hints: Object.keys(hints).length > 0 ? hints : undefined,
+  });
+}
+
+/**
+ * Create the Ashby connector.
+ * @param baseUrl API origin, e.g. `https://api.ashbyhq.com` (config `JOBLEDGER_ASHBY_BASE_URL`).
+ */
+export function createAshbyConnector(baseUrl: string): Connector {
+  const base = trimBase(baseUrl);
+  const boardUrl = (target: CrawlTarget): string =>
+    `${base}/posting-api/job-board/${encodeURIComponent(target.board)}?includeCompensation=true`;
+  return {
+    id: 'ashby',
+    boardUrl,
+    /** @throws CrawlError: fetch failures by kind; `malformed` unless the answer is `{"jobs": [...]}`. */
+    async crawl(target: CrawlTarget, fetcher: Fetcher): Promise<CrawlOutcome> {
+      const answer = await fetchBoard(fetcher, boardUrl(target), target);
+      if (answer.kind === 'not_modified') return answer;
+      const payload = parseJson(answer.body, target);
+      if (!isRecord(payload) || !Array.isArray(payload['jobs'])) {
+        throw new CrawlError('malformed', `${target.id}: expected an object with a "jobs" array`);
+      }
+      return fetched(mapPostings(payload['jobs'], (job) => mapAshbyJob(job, target)), answer);
+    },
+  };
+}

@@ -1,0 +1,169 @@
+/**
+ * What every connector does the same way: the conditional board fetch, the mapping of fetch failures
+ * to {@link CrawlError}, JSON parsing that refuses anything that is not JSON, and small readers that
+ * turn a payload's loosely typed values into `SourcePosting` fields without guessing (absent, null,
+ * blank or wrongly typed values become `undefined`).
+ */
+import type { SourcePosting } from '../../domain/posting.ts';
+import { CrawlError } from '../connector.ts';
+import type { CrawlOutcome, CrawlTarget } from '../connector.ts';
+import { FetchError } from '../fetcher.ts';
+import type { Fetcher } from '../fetcher.ts';
+
+/** The body of a board answer, or the fact that the board did not change since the target's validators. */
+export type BoardFetch =
+  | { kind: 'not_modified' }
+  | { kind: 'body'; body: Buffer; etag?: string; lastModified?: string };
+
+/**
+ * GET a board URL, conditionally when the target carries validators (`If-None-Match` from `etag`,
+ * `If-Modified-Since` from `lastModified`).
+ * @throws CrawlError of the matching kind when the fetch fails: FetchError kinds map one to one, except
+ *   `bad_url` → `blocked` (the guard refused to fetch it) and `redirect` → `http_status` (the source
+ *   never gave a usable answer; `status` is the last 3xx).
+ */
+export async function fetchBoard(fetcher: Fetcher, url: string, target: CrawlTarget): Promise<BoardFetch> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (target.etag) headers['if-none-match'] = target.etag;
+  if (target.lastModified) headers['if-modified-since'] = target.lastModified;
+  let response;
+  try {
+    response = await fetcher.get(url, { headers });
+  } catch (err) {
+    if (!(err instanceof FetchError)) throw err;
+    const kind = err.kind === 'bad_url' ? 'blocked' : err.kind === 'redirect' ? 'http_status' : err.kind;
+    throw new CrawlError(kind, `${target.id}: ${err.message}`, err.status);
+  }
+  if (response.status === 304) return { kind: 'not_modified' };
+  return {
+    kind: 'body',
+    body: response.body,
+    etag: text(response.headers['etag']),
+    lastModified: text(response.headers['last-modified']),
+  };
+}
+
+/**
+ * Parse a board body as JSON (UTF-8, a leading byte-order mark tolerated).
+ * @throws CrawlError('malformed') for an empty body, an HTML page, truncated or otherwise invalid JSON.
+ */
+export function parseJson(body: Buffer, target: CrawlTarget): unknown {
+  let textBody = body.toString('utf8');
+  if (textBody.charCodeAt(0) === 0xfeff) textBody = textBody.slice(1);
+  try {
+    return JSON.parse(textBody);
+  } catch (err) {
+    const start = textBody.trimStart().slice(0, 40).replace(/\s+/g, ' ');
+    throw new CrawlError('malformed', `${target.id}: answer is not JSON (${(err as Error).message}; starts with ${JSON.stringify(start)})`);
+  }
+}
+
+/** A plain object (not null, not an array). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A string with visible content, as given (not trimmed); anything else is undefined. */
+export function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim() !== '' ? value : undefined;
+}
+
+/** A finite number; anything else (null, strings, NaN) is undefined. */
+export function finite(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
+}
+
+/** An id as a string: non-blank strings as given, finite numbers in decimal. */
+export function idString(value: unknown): string | undefined {
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  return text(value);
+}
+
+/**
+ * An RFC 3339 date-time (with its offset, e.g. `2025-10-15T06:08:46.281+00:00`) as a UTC instant in
+ * `toISOString` form, or undefined when it is not one. A bare date or a date-time without an offset is
+ * refused: reading it would mean guessing a time or a time zone.
+ */
+export function isoInstant(value: unknown): string | undefined {
+  const s = text(value)?.trim();
+  if (s === undefined || !/^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2})$/.test(s)) return undefined;
+  const ms = Date.parse(s);
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+}
+
+/** Epoch milliseconds as a UTC instant, or undefined when not a plausible number. */
+export function isoFromEpochMs(value: unknown): string | undefined {
+  const ms = finite(value);
+  if (ms === undefined || ms <= 0) return undefined;
+  const date = new Date(ms);
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+}
+
+/** The company of a posting whose payload may not name it: payload name, else target name, else board. */
+export function companyOf(target: CrawlTarget, payloadName?: string): SourcePosting['company'] {
+  const company: SourcePosting['company'] = { name: payloadName ?? text(target.companyName) ?? target.board };
+  if (target.companyDomain) company.domain = target.companyDomain;
+  if (target.companyLogo) company.logoUrl = target.companyLogo;
+  return company;
+}
+
+/** Drop keys whose value is undefined, so a mapped posting carries only what the source gave. */
+export function compact<T extends object>(value: T): T {
+  for (const key of Object.keys(value) as (keyof T)[]) {
+    if (value[key] === undefined) delete value[key];
+  }
+  return value;
+}
+
+/**
+ * Keep one posting per `sourcePostingId`, in first-seen order. When `prefer(candidate, kept)` says so,
+ * a later duplicate replaces the kept one in place; by default the first occurrence wins (duplicates
+ * in an ATS board are copies of one posting).
+ */
+export function dedupeById(
+  postings: SourcePosting[],
+  prefer: (candidate: SourcePosting, kept: SourcePosting) => boolean = () => false,
+): SourcePosting[] {
+  const index = new Map<string, number>();
+  const out: SourcePosting[] = [];
+  for (const posting of postings) {
+    const at = index.get(posting.sourcePostingId);
+    if (at === undefined) {
+      index.set(posting.sourcePostingId, out.length);
+      out.push(posting);
+    } else if (prefer(posting, out[at]!)) {
+      out[at] = posting;
+    }
+  }
+  return out;
+}
+
+/**
+ * Map each item of a payload's posting list, counting the items `map` rejects (returns null: no id or
+ * no title) and skipping those it ignores (returns undefined, e.g. an unlisted Ashby posting), then
+ * dedupe by id.
+ */
+export function mapPostings(
+  items: readonly unknown[],
+  map: (item: unknown) => SourcePosting | null | undefined,
+  prefer?: (candidate: SourcePosting, kept: SourcePosting) => boolean,
+): { postings: SourcePosting[]; skipped: number } {
+  const postings: SourcePosting[] = [];
+  let skipped = 0;
+  for (const item of items) {
+    const posting = map(item);
+    if (posting === null) skipped++;
+    else if (posting !== undefined) postings.push(posting);
+  }
+  return { postings: dedupeById(postings, prefer), skipped };
+}
+
+/** The `fetched` outcome with the answer's validators. */
+export function fetched(result: { postings: SourcePosting[]; skipped: number }, answer: { etag?: string; lastModified?: string }): CrawlOutcome {
+  return compact({ kind: 'fetched' as const, postings: result.postings, skipped: result.skipped, etag: answer.etag, lastModified: answer.lastModified });
+}
+
+/** A base URL without trailing slashes, so `${base}/path` never doubles one. */
+export function trimBase(baseUrl: string): string {
+  return baseUrl.replace(/\/+$/, '');
+}

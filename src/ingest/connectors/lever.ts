@@ -1,0 +1,147 @@
+/**
+ * Lever connector: the public Postings API, `GET {base}/v0/postings/{site}?mode=json`
+ * (github.com/lever/postings-api, "Get a list of job postings"), answering a JSON array of postings.
+ * Without `limit` the API returns every published posting of the site in one answer.
+ *
+ * | Lever | SourcePosting |
+ * |---|---|
+ * | `id` | `sourcePostingId` |
+ * | `text` | `title` |
+ * | — (Lever names no company) | `company.name` = target.companyName, else the site name |
+ * | `categories.location` | `location`, and `locations[0].text` |
+ * | `country` (ISO 3166 alpha-2) | `locations[0].country` (it describes the posting's primary location) |
+ * | `categories.allLocations[]` | further `locations[].text` (the primary one is not repeated) |
+ * | `workplaceType` remote / hybrid / onsite / unspecified | `remoteFlag` 'remote' / 'hybrid' / 'on_site' / absent |
+ * | `categories.commitment` | `employmentType`, raw ("Full-time", "Permanent", "Short Term") |
+ * | `createdAt` (epoch milliseconds) | `postedAt` |
+ * | `description` (else `descriptionBody`), `lists[]`, `additional` | `descriptionHtml` (below) |
+ * | `hostedUrl`, `applyUrl` | `postingUrl`, `applyUrl` |
+ * | `salaryRange` {min, max, currency, interval} | `salary` (below) |
+ * | `categories.department`, `categories.team` | `hints.department`, `hints.team` |
+ *
+ * Description: Lever splits the advert into an introduction (`description`, which includes the
+ * `opening`; `descriptionBody` is the same without it), titled lists and a closing `additional`. The
+ * HTML is `description` + each list as `<h3>{text}</h3><ul>{content}</ul>` + `additional`, which is how
+ * Lever's own hosted page stacks them. List titles are plain text and are HTML-escaped. The plain-text
+ * variants (`descriptionPlain`, ...) do not cover the lists, so no `descriptionText` is set; enrichment
+ * extracts text from the HTML.
+ *
+ * Salary interval: `per-year-salary` → annual, `per-month-salary` → monthly, `per-week-salary` → weekly,
+ * `per-day-wage` → daily, `per-hour-wage` → hourly, anything else → period null. A range with neither
+ * amount is no salary.
+ */
+import type { Remote, SalaryPeriod } from '../../domain/vocabulary.ts';
+import type { SourceLocation, SourcePosting, SourceSalary } from '../../domain/posting.ts';
+import { CrawlError } from '../connector.ts';
+import type { Connector, CrawlOutcome, CrawlTarget } from '../connector.ts';
+import type { Fetcher } from '../fetcher.ts';
+import { companyOf, compact, fetchBoard, fetched, finite, isoFromEpochMs, isRecord, mapPostings, parseJson, text, trimBase } from './common.ts';
+
+/** Lever `salaryRange.interval` → stored salary period. */
+export const LEVER_INTERVALS: Readonly<Record<string, SalaryPeriod>> = {
+  'per-year-salary': 'annual',
+  'per-month-salary': 'monthly',
+  'per-week-salary': 'weekly',
+  'per-day-wage': 'daily',
+  'per-hour-wage': 'hourly',
+};
+
+const WORKPLACE: Readonly<Record<string, Remote>> = { remote: 'remote', hybrid: 'hybrid', onsite: 'on_site' };
+
+function escapeText(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** The structured salary of a Lever `salaryRange`, or undefined when it states none. */
+export function leverSalary(range: unknown): SourceSalary | undefined {
+  if (!isRecord(range)) return undefined;
+  const min = finite(range['min']);
+  const max = finite(range['max']);
+  if (min === undefined && max === undefined) return undefined;
+  const interval = text(range['interval']);
+  return compact<SourceSalary>({
+    min,
+    max,
+    currency: text(range['currency'])?.trim().toUpperCase(),
+    period: (interval !== undefined ? LEVER_INTERVALS[interval.trim().toLowerCase()] : undefined) ?? null,
+  });
+}
+
+/** The description HTML of a Lever posting, assembled as described in this module; undefined when empty. */
+export function leverDescriptionHtml(posting: Record<string, unknown>): string | undefined {
+  const parts: string[] = [];
+  const intro = text(posting['description']) ?? text(posting['descriptionBody']);
+  if (intro !== undefined) parts.push(intro);
+  if (Array.isArray(posting['lists'])) {
+    for (const list of posting['lists']) {
+      if (!isRecord(list)) continue;
+      const title = text(list['text']);
+      const content = text(list['content']);
+      if (title === undefined && content === undefined) continue;
+      if (title !== undefined) parts.push(`<h3>${escapeText(title)}</h3>`);
+      if (content !== undefined) parts.push(`<ul>${content}</ul>`);
+    }
+  }
+  const additional = text(posting['additional']);
+  if (additional !== undefined) parts.push(additional);
+  return parts.length > 0 ? parts.join('') : undefined;
+}
+
+/** Map one Lever posting; null when it has no id or title. */
+export function mapLeverPosting(posting: unknown, target: CrawlTarget): SourcePosting | null {
+  if (!isRecord(posting)) return null;
+  const id = text(posting['id']);
+  const title = text(posting['text']);
+  if (id === undefined || title === undefined) return null;
+
+  const categories = isRecord(posting['categories']) ? posting['categories'] : {};
+  const primary = text(categories['location']);
+  const country = text(posting['country']);
+  const locations: SourceLocation[] = [];
+  if (primary !== undefined || country !== undefined) locations.push(compact<SourceLocation>({ text: primary, country }));
+  if (Array.isArray(categories['allLocations'])) {
+    for (const other of categories['allLocations']) {
+      const label = text(other);
+      if (label !== undefined && label !== primary && !locations.some((l) => l.text === label)) locations.push({ text: label });
+    }
+  }
+  const workplace = text(posting['workplaceType'])?.trim().toLowerCase();
+  const hints = compact({ department: text(categories['department']), team: text(categories['team']) });
+
+  return compact<SourcePosting>({
+    sourcePostingId: id,
+    title,
+    company: companyOf(target),
+    location: primary,
+    locations,
+    remoteFlag: workplace !== undefined ? WORKPLACE[workplace] : undefined,
+    employmentType: text(categories['commitment']),
+    postedAt: isoFromEpochMs(posting['createdAt']),
+    descriptionHtml: leverDescriptionHtml(posting),
+    salary: leverSalary(posting['salaryRange']),
+    applyUrl: text(posting['applyUrl']),
+    postingUrl: text(posting['hostedUrl']),
+    hints: Object.keys(hints).length > 0 ? hints : undefined,
+  });
+}
+
+/**
+ * Create the Lever connector.
+ * @param baseUrl API origin, e.g. `https://api.lever.co` (config `JOBLEDGER_LEVER_BASE_URL`).
+ */
+export function createLeverConnector(baseUrl: string): Connector {
+  const base = trimBase(baseUrl);
+  const boardUrl = (target: CrawlTarget): string => `${base}/v0/postings/${encodeURIComponent(target.board)}?mode=json`;
+  return {
+    id: 'lever',
+    boardUrl,
+    /** @throws CrawlError: fetch failures by kind; `malformed` unless the answer is a JSON array. */
+    async crawl(target: CrawlTarget, fetcher: Fetcher): Promise<CrawlOutcome> {
+      const answer = await fetchBoard(fetcher, boardUrl(target), target);
+      if (answer.kind === 'not_modified') return answer;
+      const payload = parseJson(answer.body, target);
+      if (!Array.isArray(payload)) throw new CrawlError('malformed', `${target.id}: expected a JSON array of postings`);
+      return fetched(mapPostings(payload, (posting) => mapLeverPosting(posting, target)), answer);
+    },
+  };
+}

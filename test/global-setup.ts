@@ -14,7 +14,8 @@ import path from 'node:path';
 import pg from 'pg';
 import pino from 'pino';
 import type { TestProject } from 'vitest/node';
-import { openDatabase, type Database } from '../src/store/database.ts';
+import { connect, openDatabase, type Database } from '../src/store/database.ts';
+import { replayPipeline } from './helpers/corpus.ts';
 import { migrate } from '../src/store/migrate.ts';
 
 declare module 'vitest' {
@@ -23,6 +24,8 @@ declare module 'vitest' {
     pgAdminUrl: string;
     /** Name of the migrated template database. */
     pgTemplate: string;
+    /** Name of a migrated template holding the bundled real feeds, imported once per run. */
+    pgCorpusTemplate: string;
   }
 }
 
@@ -44,7 +47,7 @@ function withDatabase(url: string, database: string): string {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const log = pino({ level: 'warn' });
+  const log = pino({ level: process.env.LOG_LEVEL ?? 'warn' });
   let server: Database | undefined;
   let dataDir: string | undefined;
   let adminUrl: string;
@@ -65,15 +68,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const template = `jl_template_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${admin.escapeIdentifier(template)}`);
-  await migrate(withDatabase(adminUrl, template));
 
-  project.provide('pgAdminUrl', adminUrl);
-  project.provide('pgTemplate', template);
-
-  return async () => {
+  const teardown = async () => {
     const leftovers = await admin.query<{ datname: string }>(
-      "SELECT datname FROM pg_database WHERE datname = $1 OR datname LIKE $2",
+      'SELECT datname FROM pg_database WHERE datname = $1 OR datname LIKE $2 ORDER BY length(datname) DESC',
       [template, `${template}_%`],
     );
     for (const row of leftovers.rows) {
@@ -83,4 +81,31 @@ export default async function setup(project: TestProject): Promise<() => Promise
     if (server) await server.close();
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   };
+
+  try {
+    await admin.query(`CREATE DATABASE ${admin.escapeIdentifier(template)}`);
+    await migrate(withDatabase(adminUrl, template));
+
+    // The bundled real feeds, imported once through the production path, for every test that needs them.
+    const corpus = `${template}_corpus`;
+    await admin.query(`CREATE DATABASE ${admin.escapeIdentifier(corpus)} TEMPLATE ${admin.escapeIdentifier(template)}`);
+    const started = Date.now();
+    const { db } = connect(withDatabase(adminUrl, corpus), { statementTimeoutMs: 0, maxConnections: 4 });
+    const pipeline = await replayPipeline(db);
+    const reports = await pipeline.crawl();
+    await pipeline.close();
+    await db.destroy();
+    const failed = reports.filter((r) => r.outcome === 'failed');
+    if (failed.length > 0) throw new Error(`corpus import failed: ${failed.map((f) => `${f.targetId} (${f.outcome === 'failed' ? f.error : ''})`).join(', ')}`);
+    log.info({ boards: reports.length, seconds: (Date.now() - started) / 1000 }, 'test corpus imported');
+
+    project.provide('pgAdminUrl', adminUrl);
+    project.provide('pgTemplate', template);
+    project.provide('pgCorpusTemplate', corpus);
+  } catch (error) {
+    await teardown().catch(() => undefined);
+    throw error;
+  }
+
+  return teardown;
 }

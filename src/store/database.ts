@@ -119,6 +119,7 @@ async function startEmbedded(
   } catch (error) {
     throw new Error(
       `embedded PostgreSQL did not start on port ${options.embeddedPgPort} (is the port taken? set JOBLEDGER_EMBEDDED_PG_PORT): ${String(error ?? 'process exited')}`,
+      { cause: error },
     );
   }
   return instance;
@@ -209,7 +210,7 @@ export async function openDatabase(options: DatabaseOptions, log: Logger): Promi
   } catch (error) {
     await pool.end().catch(() => undefined);
     if (instance) await instance.stop().catch(() => undefined);
-    throw new Error(`cannot connect to PostgreSQL at ${redact(connectionString)}: ${(error as Error).message}`);
+    throw new Error(`cannot connect to PostgreSQL at ${redact(connectionString)}: ${(error as Error).message}`, { cause: error });
   }
 
   let closed = false;

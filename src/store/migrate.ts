@@ -39,7 +39,7 @@ export async function migrate(connectionString: string, log?: Logger): Promise<s
     return names;
   } catch (error) {
     const failed = (error as { appliedMigrations?: unknown[] }).appliedMigrations;
-    throw new Error(`database migration failed${failed ? ` after ${failed.length} applied` : ''}: ${(error as Error).message}`);
+    throw new Error(`database migration failed${failed ? ` after ${failed.length} applied` : ''}: ${(error as Error).message}`, { cause: error });
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_ID]).catch(() => undefined);
     await client.end();

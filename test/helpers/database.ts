@@ -18,11 +18,13 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** Clone the migrated template into a new database and connect to it. */
-export async function createTestDatabase(options: { statementTimeoutMs?: number; maxConnections?: number } = {}): Promise<TestDatabase> {
+/** Clone the migrated template (or, with `corpus`, the imported real feeds) into a new database and connect to it. */
+export async function createTestDatabase(
+  options: { statementTimeoutMs?: number; maxConnections?: number; corpus?: boolean } = {},
+): Promise<TestDatabase> {
   const adminUrl = inject('pgAdminUrl');
-  const template = inject('pgTemplate');
-  const name = `${template}_${randomBytes(4).toString('hex')}`;
+  const template = options.corpus ? inject('pgCorpusTemplate') : inject('pgTemplate');
+  const name = `${inject('pgTemplate')}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {

@@ -91,7 +91,7 @@ CREATE TABLE jobs (
   location             text CHECK (location <> ''),
   country              text CHECK (country ~ '^[A-Z]{2}$'),
   city                 text CHECK (city <> ''),
-  state                text CHECK (state ~ '^[A-Z]{2}$' AND country = 'US'),
+  state                text CONSTRAINT jobs_state_only_in_us CHECK (state IS NULL OR (state ~ '^[A-Z]{2}$' AND country = 'US')),
   remote               text CHECK (remote IN ('remote', 'hybrid', 'on_site')),
   remote_inferred      boolean NOT NULL DEFAULT false,
   employment_type      text CHECK (employment_type IN ('Full-time', 'Part-time', 'Contract', 'Temporary', 'Internship')),
@@ -154,12 +154,14 @@ CREATE TABLE jobs (
   created_at           timestamptz NOT NULL DEFAULT now(),
   updated_at           timestamptz NOT NULL DEFAULT now(),
   UNIQUE (provider_id, source_posting_id),
-  CHECK ((status = 'closed') = (closed_at IS NOT NULL)),
-  CHECK ((status = 'closed') = (closed_reason IS NOT NULL)),
-  CHECK ((category IS NULL) = (category_confidence IS NULL)),
-  CHECK (has_description = (description_html IS NOT NULL)),
-  CHECK ((salary_source IS NULL) = (salary_min IS NULL AND salary_max IS NULL)),
-  CHECK (field_sources ?& ARRAY['remote', 'employment_type', 'category', 'seniority', 'salary', 'location', 'posted_at', 'description', 'source_type'])
+  CONSTRAINT jobs_closed_at_on_closed_rows CHECK ((status = 'closed') = (closed_at IS NOT NULL)),
+  CONSTRAINT jobs_closed_reason_on_closed_rows CHECK ((status = 'closed') = (closed_reason IS NOT NULL)),
+  CONSTRAINT jobs_category_with_confidence CHECK ((category IS NULL) = (category_confidence IS NULL)),
+  CONSTRAINT jobs_description_flag CHECK (has_description = (description_html IS NOT NULL)),
+  CONSTRAINT jobs_salary_source_with_amount CHECK ((salary_source IS NULL) = (salary_min IS NULL AND salary_max IS NULL)),
+  CONSTRAINT jobs_all_field_sources CHECK (
+    field_sources ?& ARRAY['remote', 'employment_type', 'category', 'seniority', 'salary', 'location', 'posted_at', 'description', 'source_type']
+  )
 );
 
 -- Default listing order (spec: GET /v1/jobs, posted_at desc nulls last then id desc) over served rows.

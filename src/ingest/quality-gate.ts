@@ -1,0 +1,113 @@
+/**
+ * The quality gate: decides, per posting, whether the service stands behind its apply link
+ * (spec: What the service does, items 2, 6 and 10). Each rule has a stable id, served with
+ * `quality=all` and kept in the ledger.
+ *
+ * Rules, first match wins:
+ * - `source.not_redistributable` → quality_removed: the provider is discovery-only or not redistributable.
+ * - `apply_url.missing` → quality_gated: no apply link (reversible doubt).
+ * - `apply_url.job_board` → quality_removed: the link goes to a known job board or aggregator.
+ * - `apply_url.other_board` → quality_removed: the link is on the provider's ATS host but another board.
+ * - `apply_url.not_employer` → quality_removed: the employer's domain is known and the link is on none of
+ *   its ATS board, its own domain, or (for a public agency) the agency's host.
+ * - `posted_at.future` → quality_gated: posted more than {@link FUTURE_TOLERANCE_MS} in the future.
+ * A link on an unknown host of an employer whose domain is unknown passes: nothing proves it is not the
+ * employer's own site.
+ */
+import type { NormalizedJob } from '../domain/posting.ts';
+import type { QualityVerdict } from '../domain/quality.ts';
+
+/** Clock skew tolerated before a `posted_at` counts as future: 10 minutes. */
+export const FUTURE_TOLERANCE_MS = 10 * 60 * 1000;
+
+/** What the gate needs to know about the provider and board a posting came from. */
+export interface GateContext {
+  providerId: string;
+  redistributable: boolean;
+  discoveryOnly: boolean;
+  /** Board token / site of the crawl target (the employer's board on the ATS). */
+  board: string;
+  /** The employer's bare domain, when known. */
+  companyDomain?: string;
+  now: Date;
+}
+
+/**
+ * ATS hosts per provider and how a URL names its board: the first path segment
+ * (jobs.ashbyhq.com/{board}/..., jobs.lever.co/{site}/..., boards.greenhouse.io/{token}/...).
+ */
+const ATS_HOSTS: Readonly<Record<string, readonly string[]>> = {
+  ashby: ['jobs.ashbyhq.com'],
+  lever: ['jobs.lever.co', 'jobs.eu.lever.co'],
+  greenhouse: ['boards.greenhouse.io', 'job-boards.greenhouse.io', 'job-boards.eu.greenhouse.io'],
+};
+
+/** Hosts of public agencies that are the employer's own channel (USAJOBS is the US federal hiring site). */
+const AGENCY_HOSTS: Readonly<Record<string, readonly string[]>> = {
+  usajobs: ['usajobs.gov'],
+};
+
+/** Job boards and aggregators whose links are never an employer's own application page. */
+const JOB_BOARD_HOSTS: readonly string[] = [
+  'indeed.com',
+  'linkedin.com',
+  'glassdoor.com',
+  'ziprecruiter.com',
+  'monster.com',
+  'remotive.com',
+  'himalayas.app',
+  'arbeitnow.com',
+  'weworkremotely.com',
+  'remoteok.com',
+  'remoteok.io',
+  'stepstone.de',
+  'welcometothejungle.com',
+  'simplyhired.com',
+  'talent.com',
+  'jooble.org',
+  'adzuna.com',
+];
+
+function hostMatches(host: string, domain: string): boolean {
+  return host === domain || host.endsWith(`.${domain}`);
+}
+
+function firstSegment(url: URL): string {
+  const segment = url.pathname.split('/').filter(Boolean)[0] ?? '';
+  try {
+    return decodeURIComponent(segment).toLowerCase();
+  } catch {
+    return segment.toLowerCase();
+  }
+}
+
+/** Judge one enriched posting. Pure. */
+export function judgePosting(job: NormalizedJob, ctx: GateContext): QualityVerdict {
+  if (ctx.discoveryOnly || !ctx.redistributable) {
+    return { verdict: 'quality_removed', ruleId: 'source.not_redistributable' };
+  }
+  if (!job.applyUrl) return { verdict: 'quality_gated', ruleId: 'apply_url.missing' };
+
+  const url = new URL(job.applyUrl);
+  const host = url.hostname.toLowerCase().replace(/^www\./, '');
+  const board = ctx.board.toLowerCase();
+
+  const jobBoard = JOB_BOARD_HOSTS.find((d) => hostMatches(host, d));
+  if (jobBoard) return { verdict: 'quality_removed', ruleId: 'apply_url.job_board', matchedHost: host };
+
+  const atsHosts = ATS_HOSTS[ctx.providerId] ?? [];
+  const onAts = atsHosts.some((d) => hostMatches(host, d));
+  if (onAts && firstSegment(url) !== board) {
+    return { verdict: 'quality_removed', ruleId: 'apply_url.other_board', matchedHost: host };
+  }
+  const onAgency = (AGENCY_HOSTS[ctx.providerId] ?? []).some((d) => hostMatches(host, d));
+  const onOwnDomain = ctx.companyDomain !== undefined && hostMatches(host, ctx.companyDomain.toLowerCase());
+  if (ctx.companyDomain !== undefined && !onAts && !onAgency && !onOwnDomain) {
+    return { verdict: 'quality_removed', ruleId: 'apply_url.not_employer', matchedHost: host };
+  }
+
+  if (job.postedAt && Date.parse(job.postedAt) > ctx.now.getTime() + FUTURE_TOLERANCE_MS) {
+    return { verdict: 'quality_gated', ruleId: 'posted_at.future' };
+  }
+  return { verdict: 'live' };
+}

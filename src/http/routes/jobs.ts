@@ -58,7 +58,11 @@ export function keyedJobRoutes(ctx: AppContext) {
         });
         const fingerprint = queryFingerprint({ endpoint: '/v1/jobs', filter: listing.filter });
         const after = listing.cursor ? decodeOr422(ctx.cursorSecret, fingerprint, listing.cursor) : undefined;
-        const page = await listServedJobs(ctx.db, listing.filter, { limit: listing.limit, after, includeDescription: listing.includeDescription });
+        // A page is never served beyond the record allowance: it is cut to what the meter grants, and
+        // next_cursor still points at the first row not served.
+        const granted = await request.recordMeter.reserve(listing.limit);
+        const page = await listServedJobs(ctx.db, listing.filter, { limit: granted, after, includeDescription: listing.includeDescription });
+        await request.recordMeter.settle(page.rows.length);
         return {
           data: page.rows.map((row) => toJob(row, { includeDescription: listing.includeDescription })),
           has_more: page.hasMore,
@@ -86,7 +90,9 @@ export function keyedJobRoutes(ctx: AppContext) {
       async (request) => {
         const query = request.query as RawQuery;
         const includeClosed = parseBoolean('include_closed', query.include_closed, false);
+        await request.recordMeter.reserve(1);
         const row = await findJob(ctx.db, request.params.id, { includeClosed });
+        await request.recordMeter.settle(row ? 1 : 0);
         if (!row) throw notFound(request.params.id);
         return { data: toJob(row, { includeDescription: true }) };
       },

@@ -94,8 +94,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setErrorHandler(errorHandler(options.docsUrl));
   const clock = options.clock ?? systemClock;
   const counters: CounterStore = options.requestCounters ?? { kind: 'memory' };
-  // Keyless limit and Cache-Control apply by path, to every /public route whoever registers it.
-  installKeylessAccess(app, new KeylessLimiter(counters.kind === 'redis' ? counters : { kind: 'memory' }, options.keylessBurst));
   const requestLimiter = new RequestLimiter(counters, clock);
   app.setNotFoundHandler((request, reply) =>
     sendApiError(reply, options.docsUrl, new ApiError('not_found', `No endpoint answers ${request.method} ${request.url.split('?')[0]}.`)),
@@ -123,9 +121,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(cors, {
     delegator: (request, callback) => {
       const open = (request.url ?? '').startsWith('/public/');
-      callback(null, { origin: open ? '*' : false, methods: ['GET', 'HEAD', 'OPTIONS'] });
+      // Browsers may read Retry-After of a keyless 429 (not a CORS-safelisted header).
+      callback(null, { origin: open ? '*' : false, methods: ['GET', 'HEAD', 'OPTIONS'], exposedHeaders: open ? ['Retry-After'] : undefined });
     },
   });
+  // Keyless limit and Cache-Control apply by path, to every /public route whoever registers it. After
+  // CORS, so a 429 still carries Access-Control-Allow-Origin and a browser can read it.
+  installKeylessAccess(app, new KeylessLimiter(counters.kind === 'redis' ? counters : { kind: 'memory' }, options.keylessBurst));
 
   await app.register(systemRoutes());
   await app.register(

@@ -61,8 +61,18 @@ describe('key states on every keyed endpoint', () => {
 
   const ACCEPTED = [(k: string) => `Bearer ${k}`, (k: string) => `bearer ${k}`, (k: string) => `BEARER ${k}`, (k: string) => k];
 
-  it('covers the keyed endpoints of this release', () => {
+  it('covers the keyed endpoints of this release, whose contract documents the budget headers', async () => {
     expect(endpoints).toEqual(expect.arrayContaining(['/v1/jobs', '/v1/me', expect.stringMatching(/^\/v1\/jobs\/[0-9a-f-]{36}$/)]));
+    type Responses = Record<string, { headers?: Record<string, { $ref: string }> }>;
+    const contract = (await app.inject({ method: 'GET', url: '/public/openapi.json' })).json() as {
+      paths: Record<string, { get: { responses: Responses } }>;
+      components: { headers: Record<string, unknown> };
+    };
+    const jobs = contract.paths['/v1/jobs']!.get.responses;
+    expect(Object.keys(jobs['200']!.headers!)).toEqual(expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Records-Remaining', 'X-SVC-Country-Lock']));
+    expect(jobs['401']!.headers).toBeUndefined();
+    expect(jobs['429']!.headers!['Retry-After']).toEqual({ $ref: '#/components/headers/Retry-After' });
+    expect(Object.keys(contract.components.headers)).toContain('X-RateLimit-Records-Used');
   });
 
   it('answers valid and freshly rotated keys in every accepted spelling, and all others with one identical 401', async () => {

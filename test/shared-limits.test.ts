@@ -13,7 +13,7 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, type CreatedKey } from '../src/store/api-keys.ts';
-import { uniqueRedisPrefix } from './helpers/app.ts';
+import { bearer, buildTestApp, uniqueRedisPrefix } from './helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 
 const CLI = path.resolve(import.meta.dirname, '../src/main/cli.ts');
@@ -157,4 +157,27 @@ describe.skipIf(!redisUrl)('two API processes sharing Redis', () => {
     const row = await t.db.selectFrom('record_usage').select('used').where('api_key_id', '=', key.id).where('period_start', '=', month).executeTakeFirstOrThrow();
     expect(row.used).toBe(10_000);
   }, 60_000);
+});
+
+describe('two apps sharing request counters in PostgreSQL (no Redis)', () => {
+  it('let exactly the per-minute limit through, whichever app answers', async () => {
+    const t = await createTestDatabase();
+    // Two apps with their own limiter objects: only the database can make them agree.
+    const apps = await Promise.all([0, 1].map(() => buildTestApp(t, { requestCounters: { kind: 'postgres', pool: t.pool } })));
+    try {
+      await t.db
+        .insertInto('plans')
+        .values({ id: 'twenty', label: 'Twenty', price_cents: 100, records_per_month: 100, requests_per_day: 1000, requests_per_minute: 20, max_page_size: 200, purchasable: false })
+        .execute();
+      const key = await createApiKey(t.db, { planId: 'twenty' });
+      const responses = await Promise.all(Array.from({ length: 60 }, (_, i) => apps[i % 2]!.inject({ method: 'GET', url: '/v1/me', headers: bearer(key) })));
+      expect(responses.filter((r) => r.statusCode === 200)).toHaveLength(20);
+      expect(responses.filter((r) => r.statusCode === 429)).toHaveLength(40);
+      const stored = await t.db.selectFrom('request_counters').select('points').where('key', '=', `req-min:${key.id}`).executeTakeFirstOrThrow();
+      expect(stored.points).toBe(20);
+    } finally {
+      await Promise.all(apps.map((a) => a.close()));
+      await t.drop();
+    }
+  });
 });

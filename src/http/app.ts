@@ -15,6 +15,7 @@ import { ApiError } from '../domain/errors.ts';
 import type { DB } from '../store/schema.ts';
 import { cachedProviderIds, type AppContext } from './context.ts';
 import { errorHandler, sendApiError } from './errors.ts';
+import { documentBudgetHeaders } from './openapi-headers.ts';
 import { requireApiKey } from './plugins/auth.ts';
 import { installKeyedAccess } from './plugins/keyed-access.ts';
 import { installKeylessAccess } from './plugins/keyless-access.ts';
@@ -100,6 +101,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   );
 
   await app.register(swagger, {
+    transformObject: (document) => ('openapiObject' in document ? documentBudgetHeaders(document.openapiObject) : document.swaggerObject),
     openapi: {
       openapi: '3.1.0',
       info: {

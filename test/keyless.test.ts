@@ -49,6 +49,14 @@ describe('the keyless mirror', () => {
     expect((await call(direct, { remoteAddress: '198.51.100.11' })).statusCode).toBe(200);
   });
 
+  it('counts a percent-encoded path like the path it reaches', async () => {
+    const address = '198.51.100.15';
+    const statuses: number[] = [];
+    for (let i = 0; i < KEYLESS_BURST + 1; i++) statuses.push((await direct.inject({ method: 'GET', url: i % 2 ? '/%70ublic/plans' : '/public/plans', remoteAddress: address })).statusCode);
+    expect(statuses.slice(0, KEYLESS_BURST).every((s) => s === 200)).toBe(true);
+    expect(statuses.at(-1)).toBe(429);
+  });
+
   it('holds against forged X-Forwarded-For when no proxy is trusted', async () => {
     const address = '198.51.100.20';
     const statuses: number[] = [];

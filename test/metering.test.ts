@@ -209,11 +209,15 @@ describe('plans, limits and the record allowance', () => {
       expect(me.headers['x-ratelimit-records-used']).toBe('1000');
     });
 
-    it('charges nothing for a row that is not there', async () => {
+    it('charges nothing for a row that is not there, nor for a HEAD request', async () => {
       const key = await createApiKey(t.db, { planId: 'meter' });
       const missing = await get(key, '/v1/jobs/00000000-0000-4000-8000-000000000000');
       expect(missing.statusCode).toBe(404);
       expect(missing.headers['x-ratelimit-records-used']).toBe('0');
+      const head = await app.inject({ method: 'HEAD', url: '/v1/jobs?limit=5', headers: bearer(key) });
+      expect(head.statusCode).toBe(200);
+      expect(head.body).toBe('');
+      expect(head.headers['x-ratelimit-records-used']).toBe('0');
       const one = (await get(key, '/v1/jobs?limit=1')).json() as Page;
       const found = await get(key, `/v1/jobs/${one.data[0]!.slug}`);
       expect(found.statusCode).toBe(200);

@@ -89,7 +89,8 @@ export function installKeyedAccess(scope: FastifyInstance, options: KeyedAccessO
     const [charge] = await Promise.all([options.requests.charge(key.id, plan), records.load()]);
     request.keyedAccess = { charge, records, countryLock: key.country_lock };
     if (!charge.allowed) throw rateLimited(charge);
-    request.recordMeter = records;
+    // A HEAD request runs the GET handler but receives no rows: it costs a request, no records.
+    if (request.method !== 'HEAD') request.recordMeter = records;
   });
 
   scope.addHook('onSend', async (request, reply, payload) => {

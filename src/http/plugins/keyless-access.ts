@@ -56,10 +56,19 @@ function routePattern(request: FastifyRequest): string | undefined {
   return request.is404 ? undefined : request.routeOptions.url;
 }
 
+/**
+ * Whether a request is on the keyless surface. By its route pattern when one matched: the router
+ * decodes the path, so `/%70ublic/jobs` reaches `/public/jobs` and must be limited like it.
+ */
+function onKeylessSurface(request: FastifyRequest): boolean {
+  const pattern = routePattern(request);
+  return isKeylessPath(pattern ?? request.url);
+}
+
 /** Add the keyless limit and Cache-Control hooks to the root app (before any route is registered). */
 export function installKeylessAccess(app: FastifyInstance, limiter: KeylessLimiter): void {
   app.addHook('onRequest', async (request) => {
-    if (request.method === 'OPTIONS' || !isKeylessPath(request.url)) return;
+    if (request.method === 'OPTIONS' || !onKeylessSurface(request)) return;
     const verdict = await limiter.take(request.ip);
     if (!verdict.allowed) {
       throw new ApiError(
@@ -71,7 +80,7 @@ export function installKeylessAccess(app: FastifyInstance, limiter: KeylessLimit
   });
 
   app.addHook('onSend', async (request, reply, payload) => {
-    if (isKeylessPath(request.url)) reply.header('Cache-Control', keylessCacheControl(routePattern(request), reply.statusCode));
+    if (onKeylessSurface(request)) reply.header('Cache-Control', keylessCacheControl(routePattern(request), reply.statusCode));
     return payload;
   });
 }

@@ -18,6 +18,10 @@ export interface Config {
   embeddedPgPort: number;
   /** Redis URL for shared request counters; undefined keeps them in PostgreSQL or in process. */
   redisUrl: string | undefined;
+  /** Namespace of every Redis key, so services sharing one Redis never collide. */
+  redisKeyPrefix: string;
+  /** Where request counters live without Redis: `postgres` (shared by processes) or `memory` (one process). */
+  requestCounters: 'postgres' | 'memory';
   /** pino log level. */
   logLevel: string;
   /** Per-statement time limit, milliseconds (spec: Limits, statement timeout 10 seconds). */
@@ -30,6 +34,8 @@ export interface Config {
   sources: SourceBaseUrls;
   /** Number of reverse-proxy hops whose X-Forwarded-For is trusted (0: use the socket address). */
   trustProxyHops: number;
+  /** Keyless requests per 5 seconds and client address; 0 turns the keyless limit off. */
+  keylessBurst: number;
 }
 
 export interface FetchConfig {
@@ -70,11 +76,26 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'DATABASE_URL', default: undefined, description: 'External PostgreSQL (15 or newer). Unset: an embedded PostgreSQL is started in the data directory.' },
   { env: 'JOBLEDGER_DATA_DIR', default: './data', description: 'Data directory; the embedded PostgreSQL cluster lives in its `pg/` folder.' },
   { env: 'JOBLEDGER_EMBEDDED_PG_PORT', default: '54329', description: 'Loopback port of the embedded PostgreSQL. CLI commands find a running instance through its data directory.' },
-  { env: 'REDIS_URL', default: undefined, description: 'Redis for request counters shared by several API processes. Unset: counters live in PostgreSQL.' },
+  {
+    env: 'REDIS_URL',
+    default: undefined,
+    description: 'Redis for request counters shared by several API processes. Unset: see JOBLEDGER_REQUEST_COUNTERS. When Redis is unreachable, each process counts on its own until it answers (fail open).',
+  },
+  { env: 'JOBLEDGER_REDIS_KEY_PREFIX', default: 'jobledger', description: 'Prefix of every Redis key this service writes, so services sharing one Redis never collide.' },
+  {
+    env: 'JOBLEDGER_REQUEST_COUNTERS',
+    default: 'postgres',
+    description: 'Where request counters live without REDIS_URL: `postgres` (shared by every API process on the database) or `memory` (one API process only).',
+  },
   { env: 'LOG_LEVEL', default: 'info', description: 'pino log level: fatal, error, warn, info, debug, trace, silent.' },
   { env: 'JOBLEDGER_STATEMENT_TIMEOUT_MS', default: '10000', description: 'PostgreSQL statement_timeout for API queries, in milliseconds.' },
   { env: 'JOBLEDGER_DOCS_URL', default: 'https://github.com/jobledger/jobledger/blob/main/docs/errors.md', description: 'Base of the `docs` link in error bodies.' },
   { env: 'JOBLEDGER_TRUST_PROXY_HOPS', default: '0', description: 'Reverse-proxy hops whose X-Forwarded-For is trusted for the client address; 0 uses the socket address.' },
+  {
+    env: 'JOBLEDGER_KEYLESS_BURST',
+    default: '10',
+    description: 'Keyless (/public) requests allowed per 5 seconds and client address (about 2 per second); beyond it 429. 0 turns the limit off (e.g. behind a CDN that limits).',
+  },
   { env: 'JOBLEDGER_FETCH_TIMEOUT_MS', default: '30000', description: 'Time limit of one upstream request, in milliseconds.' },
   { env: 'JOBLEDGER_FETCH_MAX_BYTES', default: '67108864', description: 'Largest upstream response accepted, in bytes (64 MiB).' },
   { env: 'JOBLEDGER_FETCH_RETRIES', default: '3', description: 'Retries on 429, 5xx and network errors, with exponential backoff.' },
@@ -141,6 +162,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
   if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
     throw new ConfigError('REDIS_URL must start with redis:// or rediss://');
   }
+  const redisKeyPrefix = read(env, 'JOBLEDGER_REDIS_KEY_PREFIX') ?? 'jobledger';
+  if (!/^[A-Za-z0-9:_.-]{1,64}$/.test(redisKeyPrefix)) {
+    throw new ConfigError(`JOBLEDGER_REDIS_KEY_PREFIX must be 1 to 64 letters, digits or : _ . -; got "${redisKeyPrefix}"`);
+  }
+  const requestCounters = read(env, 'JOBLEDGER_REQUEST_COUNTERS') ?? 'postgres';
+  if (requestCounters !== 'postgres' && requestCounters !== 'memory') {
+    throw new ConfigError(`JOBLEDGER_REQUEST_COUNTERS must be postgres or memory; got "${requestCounters}"`);
+  }
   const logLevel = read(env, 'LOG_LEVEL') ?? 'info';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "${logLevel}"`);
@@ -152,10 +181,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     dataDir: path.resolve(cwd, read(env, 'JOBLEDGER_DATA_DIR') ?? './data'),
     embeddedPgPort: integer(env, 'JOBLEDGER_EMBEDDED_PG_PORT', 1, 65535),
     redisUrl,
+    redisKeyPrefix,
+    requestCounters,
     logLevel,
     statementTimeoutMs: integer(env, 'JOBLEDGER_STATEMENT_TIMEOUT_MS', 100, 600_000),
     docsUrl: url(env, 'JOBLEDGER_DOCS_URL'),
     trustProxyHops: integer(env, 'JOBLEDGER_TRUST_PROXY_HOPS', 0, 10),
+    keylessBurst: integer(env, 'JOBLEDGER_KEYLESS_BURST', 0, 100_000),
     fetch: {
       timeoutMs: integer(env, 'JOBLEDGER_FETCH_TIMEOUT_MS', 100, 600_000),
       maxBytes: integer(env, 'JOBLEDGER_FETCH_MAX_BYTES', 1024, 1024 * 1024 * 1024),

@@ -22,6 +22,11 @@ export interface ListingContext {
   maxLimit: number;
   /** True on `/public`. */
   keyless: boolean;
+  /**
+   * ISO-3166 alpha-2 of a country-locked key (spec: Authentication item 9, "a request for another
+   * country returns nothing"): it is ANDed with whatever the query asks, never replaces it.
+   */
+  countryLock?: string;
 }
 
 /** Filters of a job listing. Every list is non-empty when present; values are canonical. */
@@ -37,6 +42,8 @@ export interface JobFilter {
   /** Full-text over title, company name and location (no stemming). */
   q?: string;
   postedAfter?: Date;
+  /** A country-locked key's country: only rows in it match, whatever the other filters say. */
+  countryLock?: string;
 }
 
 export interface ListingRequest {
@@ -185,6 +192,8 @@ export function parseListingQuery(query: RawQuery, ctx: ListingContext): Listing
       `limit=${requested} is too large with include_description=true; the maximum with descriptions is ${DESCRIPTION_LIMIT_MAX}.`,
     );
   }
+
+  if (ctx.countryLock) filter.countryLock = ctx.countryLock;
 
   const cursor = present(query.cursor);
   return { filter, limit, cursor, includeDescription };

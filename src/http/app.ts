@@ -7,14 +7,23 @@ import swagger from '@fastify/swagger';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import type { CounterStore } from '../access/counters.ts';
+import { KeylessLimiter } from '../access/keyless-limit.ts';
+import { systemClock, type Clock } from '../access/periods.ts';
+import { RequestLimiter } from '../access/request-limits.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { DB } from '../store/schema.ts';
 import { cachedProviderIds, type AppContext } from './context.ts';
 import { errorHandler, sendApiError } from './errors.ts';
+import { documentBudgetHeaders } from './openapi-headers.ts';
 import { requireApiKey } from './plugins/auth.ts';
+import { installKeyedAccess } from './plugins/keyed-access.ts';
+import { installKeylessAccess } from './plugins/keyless-access.ts';
 import { parseQueryString } from './query-string.ts';
 import { UNMETERED, type RecordMeter } from './record-meter.ts';
 import { keyedJobRoutes, keylessJobRoutes } from './routes/jobs.ts';
+import { meRoutes } from './routes/me.ts';
+import { planRoutes } from './routes/plans.ts';
 import { systemRoutes } from './routes/system.ts';
 
 export interface AppOptions {
@@ -24,6 +33,17 @@ export interface AppOptions {
   cursorSecret: string;
   /** `info.version` of the OpenAPI contract: a date (spec: Versioning). */
   contractVersion?: string;
+  /** Where request counters live (Redis, PostgreSQL or this process); default: this process. */
+  requestCounters?: CounterStore;
+  /** Clock of the meters; tests move it across day and month edges. Default: the system clock. */
+  clock?: Clock;
+  /**
+   * Reverse-proxy hops whose X-Forwarded-For is trusted for the client address (keyless limit).
+   * 0 (default): the socket address, so a forged X-Forwarded-For changes nothing.
+   */
+  trustProxyHops?: number;
+  /** Keyless requests per 5 seconds and client address (default 10, about 2 per second); 0: no limit. */
+  keylessBurst?: number;
 }
 
 /** Contract date: the day this API surface last changed (spec: Versioning, "info.version is a date"). */
@@ -40,14 +60,22 @@ function requestSerializer(request: { method: string; url: string; ip?: string }
   };
 }
 
+/**
+ * Fastify's trust function for `hops` trusted proxies: addresses are walked from the socket outwards,
+ * and the first `hops` of them are proxies (proxy-addr's "hop count" rule). 0: trust nothing.
+ */
+function trustedHops(hops: number): false | ((address: string, hop: number) => boolean) {
+  return hops > 0 ? (_address, hop) => hop < hops : false;
+}
+
 /** Build the app with every route registered. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: options.log.child({ component: 'http' }, { serializers: { req: requestSerializer } }) as FastifyBaseLogger,
     routerOptions: { querystringParser: parseQueryString, caseSensitive: true, ignoreTrailingSlash: true },
-    // Keyed requests need the real client address only for the keyless limit; proxies are a deployment
-    // choice handled where that limit is enforced.
-    trustProxy: false,
+    // The client address matters for the keyless limit only. Behind N proxies, the Nth address from the
+    // right of X-Forwarded-For is the client; with no trusted hop the socket address is.
+    trustProxy: trustedHops(options.trustProxyHops ?? 0),
   });
 
   const ctx: AppContext = {
@@ -65,11 +93,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     request.recordMeter = UNMETERED;
   });
   app.setErrorHandler(errorHandler(options.docsUrl));
+  const clock = options.clock ?? systemClock;
+  const counters: CounterStore = options.requestCounters ?? { kind: 'memory' };
+  const requestLimiter = new RequestLimiter(counters, clock);
   app.setNotFoundHandler((request, reply) =>
     sendApiError(reply, options.docsUrl, new ApiError('not_found', `No endpoint answers ${request.method} ${request.url.split('?')[0]}.`)),
   );
 
   await app.register(swagger, {
+    transformObject: (document) => ('openapiObject' in document ? documentBudgetHeaders(document.openapiObject) : document.swaggerObject),
     openapi: {
       openapi: '3.1.0',
       info: {
@@ -80,6 +112,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API_KEY> (also bearer/BEARER, or the bare key).' } } },
       tags: [
         { name: 'jobs', description: 'Keyed job listings' },
+        { name: 'account', description: 'The calling key' },
         { name: 'public', description: 'Keyless read-only mirror' },
         { name: 'system', description: 'Liveness and contract' },
       ],
@@ -90,19 +123,27 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(cors, {
     delegator: (request, callback) => {
       const open = (request.url ?? '').startsWith('/public/');
-      callback(null, { origin: open ? '*' : false, methods: ['GET', 'HEAD', 'OPTIONS'] });
+      // Browsers may read Retry-After of a keyless 429 (not a CORS-safelisted header).
+      callback(null, { origin: open ? '*' : false, methods: ['GET', 'HEAD', 'OPTIONS'], exposedHeaders: open ? ['Retry-After'] : undefined });
     },
   });
+  // Keyless limit and Cache-Control apply by path, to every /public route whoever registers it. After
+  // CORS, so a 429 still carries Access-Control-Allow-Origin and a browser can read it.
+  installKeylessAccess(app, new KeylessLimiter(counters.kind === 'redis' ? counters : { kind: 'memory' }, options.keylessBurst));
 
   await app.register(systemRoutes());
   await app.register(
     async (v1) => {
       v1.addHook('onRequest', requireApiKey(ctx));
+      // Request limits, record meter and budget headers for every /v1 endpoint (after authentication).
+      installKeyedAccess(v1, { db: options.db, requests: requestLimiter, clock });
       await v1.register(keyedJobRoutes(ctx));
+      await v1.register(meRoutes(clock));
     },
     { prefix: '/v1' },
   );
   await app.register(keylessJobRoutes(ctx), { prefix: '/public' });
+  await app.register(planRoutes(ctx), { prefix: '/public' });
 
   return app;
 }

@@ -5,7 +5,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { SETTINGS, ConfigError } from '../config/config.ts';
 import { CONNECTOR_IDS, type ConnectorId } from '../domain/crawl-target.ts';
-import { createApiKey, KeyInputError, listApiKeys } from '../store/api-keys.ts';
+import { createApiKey, KeyInputError, listApiKeys, renameApiKey, revokeApiKey, rotateApiKey } from '../store/api-keys.ts';
 import { listTargets, upsertTarget } from '../store/crawl-targets.ts';
 import { seedBundledTargets } from '../ingest/bundled-feeds.ts';
 import { startDemoSources } from './demo.ts';
@@ -100,7 +100,19 @@ program
     for (const s of SETTINGS) process.stdout.write(`${s.env}=${s.default ?? ''}\n    ${s.description}\n`);
   });
 
-const keys = program.command('keys').description('Create and list API keys. Secrets are shown once and stored only as SHA-256.');
+/** Run `work` against the ledger, closing it afterwards. */
+async function withLedger(applicationName: string, work: (rt: Awaited<ReturnType<typeof openRuntime>>) => Promise<void>): Promise<void> {
+  const rt = await openRuntime({ applicationName });
+  try {
+    await work(rt);
+  } finally {
+    await rt.database.close();
+  }
+}
+
+const keys = program
+  .command('keys')
+  .description('Create, list, rotate, revoke and rename API keys. Secrets are shown once and stored only as SHA-256. KEY is a key id or its prefix (jl_xxxxxxxx).');
 keys
   .command('create')
   .description('Create a key and print its secret once.')
@@ -126,18 +138,46 @@ keys
   });
 keys
   .command('list')
-  .description('List keys: id, prefix, plan, status. Never secrets.')
+  .description('List keys: id, prefix, plan, status, country lock, records used this month (UTC), created, name. Never secrets.')
   .action(async () => {
-    const rt = await openRuntime({ applicationName: 'jobledger-keys' });
-    try {
+    await withLedger('jobledger-keys', async (rt) => {
       for (const k of await listApiKeys(rt.database.db)) {
         process.stdout.write(
-          `${k.id}  ${k.keyPrefix}  ${k.planId.padEnd(8)} ${k.status.padEnd(8)} ${k.countryLock ?? '--'}  ${k.createdAt.toISOString()}  ${k.name ?? ''}\n`,
+          `${k.id}  ${k.keyPrefix}  ${k.planId.padEnd(8)} ${k.status.padEnd(8)} ${k.countryLock ?? '--'}  ${String(k.recordsThisMonth).padStart(9)} records  ${k.createdAt.toISOString()}  ${k.name ?? ''}\n`,
         );
       }
-    } finally {
-      await rt.database.close();
-    }
+    });
+  });
+keys
+  .command('rotate')
+  .description('Give a key a new secret, printed once. The old secret stops working at once; id, prefix, plan, meters and usage history stay.')
+  .argument('<key>', 'key id or prefix')
+  .action(async (handle: string) => {
+    await withLedger('jobledger-keys', async (rt) => {
+      const key = await rotateApiKey(rt.database.db, handle);
+      process.stdout.write(`key ${key.id} (${key.keyPrefix}) rotated\nsecret (shown once): ${key.secret}\n`);
+    });
+  });
+keys
+  .command('revoke')
+  .description('Revoke a key at once and for good; the row is kept for audit.')
+  .argument('<key>', 'key id or prefix')
+  .action(async (handle: string) => {
+    await withLedger('jobledger-keys', async (rt) => {
+      const result = await revokeApiKey(rt.database.db, handle);
+      process.stdout.write(`key ${result.id} (${result.keyPrefix}) ${result.already ? 'was already revoked at' : 'revoked at'} ${result.revokedAt.toISOString()}\n`);
+    });
+  });
+keys
+  .command('rename')
+  .description('Set the label of a key (an empty name clears it).')
+  .argument('<key>', 'key id or prefix')
+  .argument('<name>', 'the new label')
+  .action(async (handle: string, name: string) => {
+    await withLedger('jobledger-keys', async (rt) => {
+      const result = await renameApiKey(rt.database.db, handle, name);
+      process.stdout.write(`key ${result.id} (${result.keyPrefix}) ${result.name ? `is now named "${result.name}"` : 'has no name now'}\n`);
+    });
   });
 
 const targets = program.command('targets').description('Manage the boards and feeds the service crawls.');

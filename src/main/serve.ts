@@ -1,7 +1,9 @@
 /**
  * `jobledger serve`: the API server (and, with `--demo`, the bundled real feeds imported first).
  */
+import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
+import { connectRedis, waitForRedis, type CounterStore } from '../access/counters.ts';
 import { buildApp } from '../http/app.ts';
 import { connect } from '../store/database.ts';
 import type { DB } from '../store/schema.ts';
@@ -40,6 +42,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   const { config, log, database } = rt;
   let closeReplay: (() => Promise<void>) | undefined;
   let ingestDb: Kysely<DB> | undefined;
+  let redis: Redis | undefined;
 
   try {
     if (options.demo) {
@@ -51,7 +54,25 @@ export async function serve(options: ServeOptions): Promise<void> {
       await runImport(ingestDb, log, targets, { fetch: demo.fetch, baseUrls: demo.replay.baseUrls });
     }
 
-    const app = await buildApp({ db: database.db, log, docsUrl: config.docsUrl, cursorSecret: await cursorSecret(database.db) });
+    // Request counters: Redis when configured (shared by every API process), else PostgreSQL or memory.
+    let requestCounters: CounterStore;
+    if (config.redisUrl) {
+      redis = connectRedis(config.redisUrl, log);
+      if (!(await waitForRedis(redis))) log.warn('Redis is not answering yet: this process counts requests on its own until it does');
+      requestCounters = { kind: 'redis', client: redis, keyPrefix: config.redisKeyPrefix };
+    } else {
+      requestCounters = config.requestCounters === 'memory' ? { kind: 'memory' } : { kind: 'postgres', pool: database.pool };
+    }
+    log.info({ requestCounters: requestCounters.kind }, 'request counters');
+    const app = await buildApp({
+      db: database.db,
+      log,
+      docsUrl: config.docsUrl,
+      cursorSecret: await cursorSecret(database.db),
+      requestCounters,
+      trustProxyHops: config.trustProxyHops,
+      keylessBurst: config.keylessBurst,
+    });
     await app.listen({ port: config.port, host: config.host });
     const served = await database.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('served', '=', true).executeTakeFirstOrThrow();
     log.info({ url: `http://localhost:${config.port}`, served: served.n }, 'jobledger is serving');
@@ -64,11 +85,13 @@ export async function serve(options: ServeOptions): Promise<void> {
 
     onShutdownSignal(log, async () => {
       await app.close();
+      redis?.disconnect();
       await closeReplay?.();
       await ingestDb?.destroy();
       await database.close();
     });
   } catch (error) {
+    redis?.disconnect();
     await closeReplay?.().catch(() => undefined);
     await ingestDb?.destroy().catch(() => undefined);
     await database.close().catch(() => undefined);

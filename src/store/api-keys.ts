@@ -100,13 +100,17 @@ export interface KeyListing {
   status: 'active' | 'revoked' | 'expired';
   createdAt: Date;
   expiresAt: Date | null;
+  /** Records served in the current UTC month. */
+  recordsThisMonth: number;
 }
 
 /** Every key, newest first, without any secret material. */
 export async function listApiKeys(db: Kysely<DB>, now: Date = new Date()): Promise<KeyListing[]> {
+  const month = `${now.toISOString().slice(0, 7)}-01`;
   const rows = await db
     .selectFrom('api_keys')
-    .select(['id', 'account_id', 'key_prefix', 'name', 'plan_id', 'country_lock', 'status', 'created_at', 'expires_at'])
+    .leftJoin('record_usage as u', (join) => join.onRef('u.api_key_id', '=', 'api_keys.id').on('u.period_start', '=', month))
+    .select(['id', 'account_id', 'key_prefix', 'name', 'plan_id', 'country_lock', 'status', 'created_at', 'expires_at', 'u.used'])
     .orderBy('created_at', 'desc')
     .execute();
   return rows.map((r) => ({
@@ -119,5 +123,83 @@ export async function listApiKeys(db: Kysely<DB>, now: Date = new Date()): Promi
     status: r.status === 'revoked' ? 'revoked' : r.expires_at && r.expires_at.getTime() <= now.getTime() ? 'expired' : 'active',
     createdAt: r.created_at,
     expiresAt: r.expires_at,
+    recordsThisMonth: r.used ?? 0,
   }));
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Find a key by its id (uuid) or its `key_prefix` (`jl_xxxxxxxx`), as an operator types them.
+ * @throws KeyInputError when none matches.
+ */
+async function findKeyRow(db: Kysely<DB>, idOrPrefix: string): Promise<ApiKeyRow> {
+  const handle = idOrPrefix.trim();
+  const row = await db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where(UUID.test(handle) ? 'id' : 'key_prefix', '=', UUID.test(handle) ? handle.toLowerCase() : handle)
+    .executeTakeFirst();
+  if (!row) throw new KeyInputError(`no key has the id or prefix "${handle}"; see \`jobledger keys list\``);
+  return row;
+}
+
+/** A rotated key: same id and prefix, new secret (shown once). */
+export interface RotatedKey {
+  id: string;
+  keyPrefix: string;
+  secret: string;
+}
+
+/**
+ * Give a key a new secret (spec: API key state, "active → rotate → active"). The id, prefix, plan,
+ * meters and usage history stay: they hang on the row, not on the secret. The old secret stops
+ * working at once (a lost secret may be in someone else's hands).
+ * @throws KeyInputError for an unknown, revoked or expired key.
+ */
+export async function rotateApiKey(db: Kysely<DB>, idOrPrefix: string, now: Date = new Date()): Promise<RotatedKey> {
+  const key = await findKeyRow(db, idOrPrefix);
+  if (key.status === 'revoked') throw new KeyInputError(`key ${key.key_prefix} is revoked; revocation is permanent, create a new key instead`);
+  if (key.expires_at && key.expires_at.getTime() <= now.getTime()) {
+    throw new KeyInputError(`key ${key.key_prefix} expired at ${key.expires_at.toISOString()}; create a new key instead`);
+  }
+  const material = newKeyMaterial(key.key_prefix);
+  const updated = await db
+    .updateTable('api_keys')
+    .set({ secret_hash: material.hash, rotated_at: now })
+    .where('id', '=', key.id)
+    .where('status', '=', 'active')
+    .executeTakeFirst();
+  if (updated.numUpdatedRows !== 1n) throw new KeyInputError(`key ${key.key_prefix} was revoked meanwhile`);
+  return { id: key.id, keyPrefix: key.key_prefix, secret: material.secret };
+}
+
+/**
+ * Revoke a key at once and for good (spec: API key state, "Immediate and permanent. The row is kept
+ * for audit"). Revoking a revoked key changes nothing and reports when it was revoked.
+ * @throws KeyInputError for an unknown key.
+ */
+export async function revokeApiKey(db: Kysely<DB>, idOrPrefix: string, now: Date = new Date()): Promise<{ id: string; keyPrefix: string; revokedAt: Date; already: boolean }> {
+  const key = await findKeyRow(db, idOrPrefix);
+  if (key.status === 'revoked' && key.revoked_at) return { id: key.id, keyPrefix: key.key_prefix, revokedAt: key.revoked_at, already: true };
+  const row = await db
+    .updateTable('api_keys')
+    .set({ status: 'revoked', revoked_at: now })
+    .where('id', '=', key.id)
+    .where('status', '=', 'active')
+    .returning('revoked_at')
+    .executeTakeFirst();
+  if (!row?.revoked_at) return revokeApiKey(db, key.id, now);
+  return { id: key.id, keyPrefix: key.key_prefix, revokedAt: row.revoked_at, already: false };
+}
+
+/**
+ * Set (or, with an empty name, clear) a key's label.
+ * @throws KeyInputError for an unknown key.
+ */
+export async function renameApiKey(db: Kysely<DB>, idOrPrefix: string, name: string): Promise<{ id: string; keyPrefix: string; name: string | null }> {
+  const key = await findKeyRow(db, idOrPrefix);
+  const label = name.trim() === '' ? null : name.trim();
+  await db.updateTable('api_keys').set({ name: label }).where('id', '=', key.id).execute();
+  return { id: key.id, keyPrefix: key.key_prefix, name: label };
 }

@@ -97,6 +97,7 @@ export function filterConditions(eb: JobsEb, filter: JobFilter): Expression<SqlB
   if (filter.provider) where.push(eb('j.provider_id', 'in', filter.provider));
   if (filter.q) where.push(sql<SqlBool>`j.search_tsv @@ websearch_to_tsquery('simple', ${filter.q})`);
   if (filter.postedAfter) where.push(eb('j.posted_at', '>', filter.postedAfter));
+  if (filter.countryLock) where.push(eb('j.country', '=', filter.countryLock));
   return where;
 }
 

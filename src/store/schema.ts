@@ -185,6 +185,25 @@ export interface ApiKeysTable {
   last_used_at: NullableTimestamp;
 }
 
+/** The monthly record meter (migration 005): one row per key and UTC calendar month. */
+export interface RecordUsageTable {
+  api_key_id: string;
+  /**
+   * First day of the UTC month as `YYYY-MM-DD`. Select it as `period_start::text`: node-postgres
+   * parses a `date` into a Date at local midnight, which is another day east or west of UTC.
+   */
+  period_start: string;
+  used: Generated<number>;
+  updated_at: Generated<Date>;
+}
+
+/** rate-limiter-flexible's PostgreSQL store (migration 005); `expire` in epoch milliseconds. */
+export interface RequestCountersTable {
+  key: string;
+  points: Generated<number>;
+  expire: number | null;
+}
+
 export interface ServiceSettingsTable {
   key: string;
   value: string;
@@ -203,6 +222,8 @@ export interface DB {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   service_settings: ServiceSettingsTable;
+  record_usage: RecordUsageTable;
+  request_counters: RequestCountersTable;
 }
 
 export type JobRow = Selectable<JobsTable>;

@@ -1,8 +1,15 @@
 /**
  * The real app (the same `buildApp` production uses) over a test database, plus a key to call it with.
+ *
+ * Request counters: in process by default; when REDIS_URL is set (CI's second pass), in that Redis
+ * under a prefix unique to the app, so every HTTP test also runs the shared-counter path.
  */
+import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import pino from 'pino';
+import type { Redis } from 'ioredis';
+import pino, { type Logger } from 'pino';
+import { connectRedis, waitForRedis, type CounterStore } from '../../src/access/counters.ts';
+import type { Clock } from '../../src/access/periods.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { createApiKey, type CreatedKey } from '../../src/store/api-keys.ts';
 import { cursorSecret } from '../../src/store/settings.ts';
@@ -11,8 +18,52 @@ import type { TestDatabase } from './database.ts';
 /** Docs base used in tests, so error bodies can be asserted exactly. */
 export const TEST_DOCS_URL = 'https://docs.example.test/errors';
 
-export async function buildTestApp(t: TestDatabase): Promise<FastifyInstance> {
-  return buildApp({ db: t.db, log: pino({ level: 'silent' }), docsUrl: TEST_DOCS_URL, cursorSecret: await cursorSecret(t.db) });
+export interface TestAppOptions {
+  /** Where request counters live; default: REDIS_URL when set, else in process. */
+  requestCounters?: CounterStore;
+  clock?: Clock;
+  trustProxyHops?: number;
+  /**
+   * Keyless requests per 5 s and address. Default here: 1000, so tests about other behaviour can call
+   * /public freely from one loopback address; the limit itself is tested with the production default.
+   */
+  keylessBurst?: number;
+  log?: Logger;
+}
+
+/** The keyless burst of test apps unless a test asks for another. */
+export const TEST_KEYLESS_BURST = 1000;
+
+/** A Redis prefix no other test or test run uses. */
+export function uniqueRedisPrefix(): string {
+  return `jltest:${randomBytes(6).toString('hex')}`;
+}
+
+export async function buildTestApp(t: TestDatabase, options: TestAppOptions = {}): Promise<FastifyInstance> {
+  let requestCounters = options.requestCounters;
+  let redis: Redis | undefined;
+  if (!requestCounters && process.env.REDIS_URL) {
+    redis = connectRedis(process.env.REDIS_URL, pino({ level: 'silent' }));
+    if (!(await waitForRedis(redis))) throw new Error(`REDIS_URL is set but ${process.env.REDIS_URL} does not answer`);
+    requestCounters = { kind: 'redis', client: redis, keyPrefix: uniqueRedisPrefix() };
+  }
+  const app = await buildApp({
+    db: t.db,
+    log: options.log ?? pino({ level: 'silent' }),
+    docsUrl: TEST_DOCS_URL,
+    cursorSecret: await cursorSecret(t.db),
+    requestCounters,
+    clock: options.clock,
+    trustProxyHops: options.trustProxyHops,
+    keylessBurst: options.keylessBurst ?? TEST_KEYLESS_BURST,
+  });
+  if (redis) {
+    const client = redis;
+    app.addHook('onClose', async () => {
+      client.disconnect();
+    });
+  }
+  return app;
 }
 
 export async function createKey(t: TestDatabase, planId = 'scale', extra: { expiresAt?: Date; countryLock?: string } = {}): Promise<CreatedKey> {

@@ -13,11 +13,8 @@ import { findJob, listServedJobs, toJob } from '../../store/job-queries.ts';
 import type { AppContext } from '../context.ts';
 import { JobIdParams, errorResponses, keyedListingQuery, keylessListingQuery } from '../schemas.ts';
 
-/** Keyless page-size cap (spec: Keyless endpoints, "max 50 rows"). */
+/** Keyless page-size cap (spec: Keyless endpoints, "max 50 rows"). Cache lifetimes: plugins/keyless-access.ts. */
 export const KEYLESS_MAX_LIMIT = 50;
-/** Cache lifetimes of the keyless job endpoints, seconds (spec: Keyless endpoints table). */
-export const PUBLIC_JOBS_MAX_AGE = 300;
-export const PUBLIC_JOB_MAX_AGE = 600;
 
 function decodeOr422(secret: string, fingerprint: string, cursor: string): CursorPosition {
   try {
@@ -55,6 +52,7 @@ export function keyedJobRoutes(ctx: AppContext) {
           providers: await ctx.providerIds(),
           maxLimit: plan.max_page_size,
           keyless: false,
+          countryLock: request.apiKey!.key.country_lock ?? undefined,
         });
         const fingerprint = queryFingerprint({ endpoint: '/v1/jobs', filter: listing.filter });
         const after = listing.cursor ? decodeOr422(ctx.cursorSecret, fingerprint, listing.cursor) : undefined;
@@ -91,7 +89,10 @@ export function keyedJobRoutes(ctx: AppContext) {
         const query = request.query as RawQuery;
         const includeClosed = parseBoolean('include_closed', query.include_closed, false);
         await request.recordMeter.reserve(1);
-        const row = await findJob(ctx.db, request.params.id, { includeClosed });
+        const found = await findJob(ctx.db, request.params.id, { includeClosed });
+        // A country-locked key sees only its country (spec: Authentication item 9).
+        const lock = request.apiKey!.key.country_lock;
+        const row = found && (!lock || found.country === lock) ? found : undefined;
         await request.recordMeter.settle(row ? 1 : 0);
         if (!row) throw notFound(request.params.id);
         return { data: toJob(row, { includeDescription: true }) };
@@ -116,14 +117,13 @@ export function keylessJobRoutes(ctx: AppContext) {
           response: { 200: JobPageSchema, ...errorResponses(402, 422, 429, 500, 503) },
         },
       },
-      async (request, reply): Promise<JobPage> => {
+      async (request): Promise<JobPage> => {
         const query = request.query as RawQuery;
         if (query.cursor !== undefined && query.cursor !== '') {
           throw new ApiError('key_required_to_page', 'Paging needs an API key: send the cursor to /v1/jobs with "Authorization: Bearer <API_KEY>".');
         }
         const listing = parseListingQuery(query, { providers: await ctx.providerIds(), maxLimit: KEYLESS_MAX_LIMIT, keyless: true });
         const page = await listServedJobs(ctx.db, listing.filter, { limit: listing.limit, includeDescription: listing.includeDescription });
-        reply.header('Cache-Control', `public, max-age=${PUBLIC_JOBS_MAX_AGE}`);
         // The keyless surface does not page: has_more is false and next_cursor null by definition.
         return { data: page.rows.map((row) => toJob(row, { includeDescription: listing.includeDescription })), has_more: false, next_cursor: null };
       },
@@ -140,10 +140,9 @@ export function keylessJobRoutes(ctx: AppContext) {
           response: { 200: JobEnvelopeSchema, ...errorResponses(404, 429, 500, 503) },
         },
       },
-      async (request, reply) => {
+      async (request) => {
         const row = await findJob(ctx.db, request.params.id, { includeClosed: false });
         if (!row) throw notFound(request.params.id);
-        reply.header('Cache-Control', `public, max-age=${PUBLIC_JOB_MAX_AGE}`);
         return { data: toJob(row, { includeDescription: true }) };
       },
     );

@@ -2,11 +2,8 @@
  * Liveness and the machine contract (spec: GET /health; GET /v1/openapi.json and /public/openapi.json,
  * "keyless to read", rendered live from the route schemas).
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-
-/** Cache lifetime of the keyless contract, seconds (spec: Keyless endpoints table). */
-export const PUBLIC_OPENAPI_MAX_AGE = 3600;
 
 export function systemRoutes() {
   return async (app: FastifyInstance) => {
@@ -24,13 +21,14 @@ export function systemRoutes() {
     );
 
     for (const prefix of ['/v1', '/public']) {
-      const cache = prefix === '/public' ? `public, max-age=${PUBLIC_OPENAPI_MAX_AGE}` : 'no-cache';
+      // The /public copies are cached by the keyless table (plugins/keyless-access.ts).
+      const cache = (reply: FastifyReply) => (prefix === '/v1' ? reply.header('Cache-Control', 'no-cache') : reply);
       app.get(`${prefix}/openapi.json`, { schema: { hide: true } }, async (_request, reply) => {
-        reply.header('Cache-Control', cache).type('application/json; charset=utf-8');
+        cache(reply).type('application/json; charset=utf-8');
         return JSON.stringify(app.swagger());
       });
       app.get(`${prefix}/openapi.yaml`, { schema: { hide: true } }, async (_request, reply) => {
-        reply.header('Cache-Control', cache).type('application/yaml; charset=utf-8');
+        cache(reply).type('application/yaml; charset=utf-8');
         return app.swagger({ yaml: true });
       });
     }

@@ -1,0 +1,51 @@
+/**
+ * The budget headers in the machine contract (spec: Limits › Metering rules item 3; Authentication
+ * item 9). They are set by hooks, not by routes (`plugins/keyed-access.ts`, `plugins/keyless-access.ts`),
+ * so they are added to the rendered OpenAPI document here, once, for every operation: the six
+ * `X-RateLimit-*` headers and `X-SVC-Country-Lock` on every keyed response but the 401, `Retry-After`
+ * on every 429.
+ */
+
+type Json = Record<string, unknown>;
+
+const integer = { type: 'integer', minimum: 0 };
+const countOrUnlimited = { oneOf: [integer, { type: 'string', const: 'unlimited' }] };
+
+/** `components.headers` entries, by header name. */
+export const BUDGET_HEADERS: Readonly<Record<string, Json>> = {
+  'X-RateLimit-Limit': { description: 'Requests allowed in the window that is closest to running out: this minute, or today (UTC) once fewer remain today.', schema: integer },
+  'X-RateLimit-Remaining': { description: 'Requests left in that window.', schema: integer },
+  'X-RateLimit-Reset': { description: 'Seconds until that window resets.', schema: integer },
+  'X-RateLimit-Records-Limit': { description: 'Records per calendar month (UTC) of this key; `unlimited` for a country-locked key.', schema: countOrUnlimited },
+  'X-RateLimit-Records-Used': { description: 'Records used this month, including those of requests still in flight.', schema: integer },
+  'X-RateLimit-Records-Remaining': { description: 'Records left this month; `unlimited` for a country-locked key. 0 announces the next metered request will be a 402.', schema: countOrUnlimited },
+  'X-SVC-Country-Lock': { description: 'Only on a country-locked key: the one country it sees.', schema: { type: 'string', pattern: '^[A-Z]{2}$' } },
+};
+
+const RETRY_AFTER: Json = { description: 'Seconds to wait before retrying; on a daily breach, the seconds until 00:00 UTC.', schema: integer };
+
+function ref(name: string): Json {
+  return { $ref: `#/components/headers/${name}` };
+}
+
+/** Add the budget headers to an OpenAPI document (a `transformObject` of @fastify/swagger). */
+export function documentBudgetHeaders<T>(document: T): T {
+  const doc = document as Json;
+  const components = ((doc.components ??= {}) as Json);
+  components.headers = { ...(components.headers as Json | undefined), ...BUDGET_HEADERS, 'Retry-After': RETRY_AFTER };
+  for (const [path, item] of Object.entries((doc.paths ?? {}) as Record<string, Json>)) {
+    for (const operation of Object.values(item) as Json[]) {
+      const responses = operation?.responses as Record<string, Json> | undefined;
+      if (!responses) continue;
+      for (const [status, response] of Object.entries(responses)) {
+        const headers = ((response.headers ??= {}) as Json);
+        if (status === '429') headers['Retry-After'] = ref('Retry-After');
+        if (path.startsWith('/v1/') && Array.isArray(operation.security) && status !== '401') {
+          for (const name of Object.keys(BUDGET_HEADERS)) headers[name] = ref(name);
+        }
+        if (Object.keys(headers).length === 0) delete response.headers;
+      }
+    }
+  }
+  return document;
+}

@@ -1,0 +1,107 @@
+/**
+ * The keyed surface's budgets and their headers (spec: Limits › Metering rules; Authentication items
+ * 9 and 10). Installed once on the `/v1` scope right after authentication, so every endpoint in that
+ * scope, whoever adds it, is limited and reports its budgets without per-route work:
+ *
+ * - onRequest: charge the request against the key's per-minute and per-day limits (429 `rate_limited`
+ *   with `Retry-After` when over) and install the key's record meter as `request.recordMeter`.
+ * - onSend: give back records reserved but not served when the response is an error, refund the
+ *   request when the record budget refused it (a request refused by one budget charges none), and set
+ *   the rate-limit headers on every response — errors included — plus `X-SVC-Country-Lock` for a
+ *   country-locked key.
+ * - onResponse / onRequestAbort: release anything still reserved (a stream cut short).
+ *
+ * Header semantics (docs/metering.md): `X-RateLimit-Limit`, `-Remaining` and `-Reset` describe the
+ * request window with the fewest requests left (the minute, or the day once fewer remain today than
+ * this minute); `-Reset` is in seconds. `X-RateLimit-Records-*` describe the month's record allowance,
+ * `unlimited` for a country-locked key.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Clock } from '../../access/periods.ts';
+import { RecordAllowance } from '../../access/record-allowance.ts';
+import type { RequestCharge, RequestLimiter, WindowState } from '../../access/request-limits.ts';
+import { ApiError } from '../../domain/errors.ts';
+import type { DB } from '../../store/schema.ts';
+
+/** The budgets of one keyed request. */
+export interface KeyedAccess {
+  charge: RequestCharge;
+  records: RecordAllowance;
+  /** ISO-3166 alpha-2 of a country-locked key, else null. */
+  countryLock: string | null;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Budgets of the authenticated key on /v1 routes; null elsewhere and before authentication. */
+    keyedAccess: KeyedAccess | null;
+  }
+}
+
+export interface KeyedAccessOptions {
+  db: Kysely<DB>;
+  requests: RequestLimiter;
+  clock: Clock;
+}
+
+/** The window the generic headers describe: the one with the fewest requests left (ties: the minute). */
+export function bindingWindow(charge: RequestCharge): WindowState {
+  return charge.day.remaining < charge.minute.remaining ? charge.day : charge.minute;
+}
+
+function rateLimited(charge: RequestCharge): ApiError {
+  const dayBreached = charge.day.used >= charge.day.limit;
+  const message = dayBreached
+    ? `This key has made its ${charge.day.limit} requests for today; the count resets at 00:00 UTC, in ${charge.retryAfterSeconds} seconds.`
+    : `This key has made its ${charge.minute.limit} requests for this minute; retry after ${charge.retryAfterSeconds} seconds.`;
+  return new ApiError('rate_limited', message, { headers: { 'Retry-After': String(charge.retryAfterSeconds) } });
+}
+
+function setBudgetHeaders(reply: FastifyReply, access: KeyedAccess): void {
+  const window = bindingWindow(access.charge);
+  const records = access.records.state();
+  reply.header('X-RateLimit-Limit', String(window.limit));
+  reply.header('X-RateLimit-Remaining', String(window.remaining));
+  reply.header('X-RateLimit-Reset', String(window.resetSeconds));
+  reply.header('X-RateLimit-Records-Limit', records.limit === null ? 'unlimited' : String(records.limit));
+  reply.header('X-RateLimit-Records-Used', String(records.used));
+  reply.header('X-RateLimit-Records-Remaining', records.remaining === null ? 'unlimited' : String(records.remaining));
+  if (access.countryLock) reply.header('X-SVC-Country-Lock', access.countryLock);
+}
+
+async function releaseUnsettled(request: FastifyRequest): Promise<void> {
+  const access = request.keyedAccess;
+  if (access?.records.unsettled) {
+    await access.records.release().catch((error: unknown) => request.log.error({ err: error }, 'could not release reserved records'));
+  }
+}
+
+/** Add the budget hooks to `scope` (the /v1 scope, after the authentication hook). */
+export function installKeyedAccess(scope: FastifyInstance, options: KeyedAccessOptions): void {
+  scope.decorateRequest('keyedAccess', null);
+
+  scope.addHook('onRequest', async (request) => {
+    const authenticated = request.apiKey;
+    if (!authenticated) return;
+    const { key, plan } = authenticated;
+    const records = new RecordAllowance(options.db, key.id, key.country_lock ? null : Number(plan.records_per_month), options.clock());
+    const [charge] = await Promise.all([options.requests.charge(key.id, plan), records.load()]);
+    request.keyedAccess = { charge, records, countryLock: key.country_lock };
+    if (!charge.allowed) throw rateLimited(charge);
+    // A HEAD request runs the GET handler but receives no rows: it costs a request, no records.
+    if (request.method !== 'HEAD') request.recordMeter = records;
+  });
+
+  scope.addHook('onSend', async (request, reply, payload) => {
+    const access = request.keyedAccess;
+    if (!access) return payload;
+    if (reply.statusCode >= 400) await releaseUnsettled(request);
+    if (reply.statusCode === 402 && access.records.exhausted) access.charge = await options.requests.refund(access.charge);
+    setBudgetHeaders(reply, access);
+    return payload;
+  });
+
+  scope.addHook('onResponse', releaseUnsettled);
+  scope.addHook('onRequestAbort', releaseUnsettled);
+}

@@ -1,0 +1,96 @@
+/**
+ * The monthly record meter in PostgreSQL (table `record_usage`, migration 005): billing data, so it is
+ * durable and every change is atomic. A reservation takes records from the allowance under a row lock,
+ * so concurrent requests of one key are granted no more than what remains, in total.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { DB } from './schema.ts';
+
+export interface RecordReservation {
+  /** Records granted, 0..wanted. */
+  granted: number;
+  /** Records used in the period after this reservation (in-flight reservations included). */
+  used: number;
+}
+
+/**
+ * Reserve up to `wanted` records of key `keyId` in the month starting `periodStart` (`YYYY-MM-01`).
+ * `limit` null means unlimited: the records are counted, never refused.
+ */
+export async function reserveRecords(
+  db: Kysely<DB>,
+  keyId: string,
+  periodStart: string,
+  wanted: number,
+  limit: number | null,
+): Promise<RecordReservation> {
+  if (limit === null) {
+    // Nothing to refuse: one atomic upsert counts the records.
+    const row = await db
+      .insertInto('record_usage')
+      .values({ api_key_id: keyId, period_start: periodStart, used: wanted })
+      .onConflict((oc) => oc.columns(['api_key_id', 'period_start']).doUpdateSet({ used: sql<number>`record_usage.used + ${wanted}`, updated_at: sql<Date>`now()` }))
+      .returning('used')
+      .executeTakeFirstOrThrow();
+    return { granted: wanted, used: row.used };
+  }
+  return db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('record_usage')
+      .values({ api_key_id: keyId, period_start: periodStart })
+      .onConflict((oc) => oc.columns(['api_key_id', 'period_start']).doNothing())
+      .execute();
+    // The row lock serializes a key's concurrent reservations: each sees what the previous one took.
+    const row = await trx
+      .selectFrom('record_usage')
+      .select('used')
+      .where('api_key_id', '=', keyId)
+      .where('period_start', '=', periodStart)
+      .forUpdate()
+      .executeTakeFirstOrThrow();
+    const granted = limit === null ? wanted : Math.max(0, Math.min(wanted, limit - row.used));
+    if (granted === 0) return { granted, used: row.used };
+    const updated = await trx
+      .updateTable('record_usage')
+      .set({ used: sql<number>`used + ${granted}`, updated_at: sql<Date>`now()` })
+      .where('api_key_id', '=', keyId)
+      .where('period_start', '=', periodStart)
+      .returning('used')
+      .executeTakeFirstOrThrow();
+    return { granted, used: updated.used };
+  });
+}
+
+/** Give back `count` reserved records that were not served. Returns the period's usage after it. */
+export async function releaseRecords(db: Kysely<DB>, keyId: string, periodStart: string, count: number): Promise<number> {
+  const row = await db
+    .updateTable('record_usage')
+    .set({ used: sql<number>`greatest(used - ${count}, 0)`, updated_at: sql<Date>`now()` })
+    .where('api_key_id', '=', keyId)
+    .where('period_start', '=', periodStart)
+    .returning('used')
+    .executeTakeFirst();
+  return row?.used ?? 0;
+}
+
+/** Records key `keyId` has used in the month starting `periodStart`; 0 when none. */
+export async function recordsUsed(db: Kysely<DB>, keyId: string, periodStart: string): Promise<number> {
+  const row = await db
+    .selectFrom('record_usage')
+    .select('used')
+    .where('api_key_id', '=', keyId)
+    .where('period_start', '=', periodStart)
+    .executeTakeFirst();
+  return row?.used ?? 0;
+}
+
+/** A key's usage history: records per month, newest first. */
+export async function recordHistory(db: Kysely<DB>, keyId: string): Promise<Array<{ period: string; used: number }>> {
+  const rows = await db
+    .selectFrom('record_usage')
+    .select([sql<string>`period_start::text`.as('period'), 'used'])
+    .where('api_key_id', '=', keyId)
+    .orderBy('period_start', 'desc')
+    .execute();
+  return rows;
+}

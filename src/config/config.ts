@@ -30,6 +30,8 @@ export interface Config {
   sources: SourceBaseUrls;
   /** Number of reverse-proxy hops whose X-Forwarded-For is trusted (0: use the socket address). */
   trustProxyHops: number;
+  /** Seconds between refreshes of the report snapshots (freshness, coverage, stats). */
+  reportRefreshSeconds: number;
 }
 
 export interface FetchConfig {
@@ -75,6 +77,11 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'JOBLEDGER_STATEMENT_TIMEOUT_MS', default: '10000', description: 'PostgreSQL statement_timeout for API queries, in milliseconds.' },
   { env: 'JOBLEDGER_DOCS_URL', default: 'https://github.com/jobledger/jobledger/blob/main/docs/errors.md', description: 'Base of the `docs` link in error bodies.' },
   { env: 'JOBLEDGER_TRUST_PROXY_HOPS', default: '0', description: 'Reverse-proxy hops whose X-Forwarded-For is trusted for the client address; 0 uses the socket address.' },
+  {
+    env: 'JOBLEDGER_REPORT_REFRESH_SECONDS',
+    default: '900',
+    description: 'Seconds between refreshes of the report snapshots (freshness, coverage, stats); a snapshot older than twice this is reported stale.',
+  },
   { env: 'JOBLEDGER_FETCH_TIMEOUT_MS', default: '30000', description: 'Time limit of one upstream request, in milliseconds.' },
   { env: 'JOBLEDGER_FETCH_MAX_BYTES', default: '67108864', description: 'Largest upstream response accepted, in bytes (64 MiB).' },
   { env: 'JOBLEDGER_FETCH_RETRIES', default: '3', description: 'Retries on 429, 5xx and network errors, with exponential backoff.' },
@@ -156,6 +163,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     statementTimeoutMs: integer(env, 'JOBLEDGER_STATEMENT_TIMEOUT_MS', 100, 600_000),
     docsUrl: url(env, 'JOBLEDGER_DOCS_URL'),
     trustProxyHops: integer(env, 'JOBLEDGER_TRUST_PROXY_HOPS', 0, 10),
+    reportRefreshSeconds: integer(env, 'JOBLEDGER_REPORT_REFRESH_SECONDS', 10, 86_400),
     fetch: {
       timeoutMs: integer(env, 'JOBLEDGER_FETCH_TIMEOUT_MS', 100, 600_000),
       maxBytes: integer(env, 'JOBLEDGER_FETCH_MAX_BYTES', 1024, 1024 * 1024 * 1024),

@@ -14,7 +14,11 @@ import { errorHandler, sendApiError } from './errors.ts';
 import { requireApiKey } from './plugins/auth.ts';
 import { parseQueryString } from './query-string.ts';
 import { UNMETERED, type RecordMeter } from './record-meter.ts';
+import { createReportReader, defaultReportSettings, type ReportSettings } from '../reports/snapshots.ts';
+import { keyedCompanyRoutes, keylessCompanyRoutes } from './routes/companies.ts';
+import { exportRoutes } from './routes/export.ts';
 import { keyedJobRoutes, keylessJobRoutes } from './routes/jobs.ts';
+import { keyedReportRoutes, keylessReportRoutes } from './routes/reports.ts';
 import { systemRoutes } from './routes/system.ts';
 
 export interface AppOptions {
@@ -24,6 +28,8 @@ export interface AppOptions {
   cursorSecret: string;
   /** `info.version` of the OpenAPI contract: a date (spec: Versioning). */
   contractVersion?: string;
+  /** Report snapshot settings (FX rates, refresh interval); defaults to the bundled rates and 900 s. */
+  reports?: ReportSettings;
 }
 
 /** Contract date: the day this API surface last changed (spec: Versioning, "info.version is a date"). */
@@ -56,7 +62,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     docsUrl: options.docsUrl,
     cursorSecret: options.cursorSecret,
     providerIds: cachedProviderIds(options.db),
+    reports: createReportReader(options.db, options.reports ?? defaultReportSettings()),
   };
+  const contractVersion = options.contractVersion ?? CONTRACT_VERSION;
 
   app.decorateRequest('apiKey', null);
   app.decorateRequest('recordMeter', null as unknown as RecordMeter);
@@ -75,15 +83,22 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       info: {
         title: 'jobledger',
         description: 'Employer-direct job vacancies with per-field provenance. Keyed surface under /v1, keyless read-only mirror under /public.',
-        version: options.contractVersion ?? CONTRACT_VERSION,
+        version: contractVersion,
+        license: { name: 'MIT', identifier: 'MIT' },
       },
+      servers: [{ url: '/', description: 'This server' }],
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API_KEY> (also bearer/BEARER, or the bare key).' } } },
       tags: [
         { name: 'jobs', description: 'Keyed job listings' },
+        { name: 'companies', description: 'Keyed employer directory' },
+        { name: 'export', description: 'Keyed bulk export (bulk_export entitlement)' },
+        { name: 'meta', description: 'Keyed reports and vocabularies' },
         { name: 'public', description: 'Keyless read-only mirror' },
-        { name: 'system', description: 'Liveness and contract' },
+        { name: 'system', description: 'Liveness, readiness and the contract' },
       ],
     },
+    // Shared schemas keep their $id as their component name (Job, Company, Error).
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
 
   // Cross-origin access is open on the keyless surface only (spec: Keyless endpoints).
@@ -94,15 +109,25 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
   });
 
-  await app.register(systemRoutes());
+  await app.register(systemRoutes(ctx, contractVersion));
   await app.register(
     async (v1) => {
       v1.addHook('onRequest', requireApiKey(ctx));
       await v1.register(keyedJobRoutes(ctx));
+      await v1.register(keyedCompanyRoutes(ctx));
+      await v1.register(exportRoutes(ctx));
+      await v1.register(keyedReportRoutes(ctx));
     },
     { prefix: '/v1' },
   );
-  await app.register(keylessJobRoutes(ctx), { prefix: '/public' });
+  await app.register(
+    async (pub) => {
+      await pub.register(keylessJobRoutes(ctx));
+      await pub.register(keylessCompanyRoutes(ctx));
+      await pub.register(keylessReportRoutes(ctx));
+    },
+    { prefix: '/public' },
+  );
 
   return app;
 }

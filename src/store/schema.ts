@@ -191,6 +191,14 @@ export interface ServiceSettingsTable {
   created_at: Generated<Date>;
 }
 
+/** The latest snapshot of one report (migration 006). */
+export interface ReportSnapshotsTable {
+  name: string;
+  data: ColumnType<unknown, string, string>;
+  measured_at: Timestamp;
+  duration_ms: number;
+}
+
 export interface DB {
   providers: ProvidersTable;
   companies: CompaniesTable;
@@ -203,6 +211,7 @@ export interface DB {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   service_settings: ServiceSettingsTable;
+  report_snapshots: ReportSnapshotsTable;
 }
 
 export type JobRow = Selectable<JobsTable>;

@@ -52,7 +52,11 @@ const keylessQuery = Type.Object(
 const SlugParams = Type.Object({ slug: Type.String({ description: 'Company slug (any case).' }) });
 
 const MovedResponse = Type.Null({
-  description: 'Retired slug: Location names the current one (never cached: Cache-Control: no-store).',
+  description: 'Retired slug: Location names the current one. Never cached.',
+  headers: {
+    Location: { type: 'string', description: 'Path of the company under its current slug.' },
+    'Cache-Control': { type: 'string', description: 'no-store' },
+  },
 });
 
 function decodePosition(secret: string, fingerprint: string, cursor: string): { after: CompanyPosition; offset: number } {

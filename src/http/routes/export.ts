@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { requireEntitlement } from '../../access/entitlements.ts';
+import { ErrorSchema } from '../../domain/job.ts';
 import { ExportLineSchema, NDJSON_CONTENT_TYPE, parseExportAfter, parseExportStatus } from '../../domain/export.ts';
 import { parseListingQuery, type RawQuery } from '../../domain/listing-filter.ts';
 import type { AppContext } from '../context.ts';
@@ -43,7 +44,11 @@ export function exportRoutes(ctx: AppContext) {
               description: 'NDJSON: each line is one JSON value matching this schema.',
               content: { 'application/x-ndjson': { schema: ExportLineSchema } },
             },
-            ...errorResponses(401, 402, 403, 422, 429, 500, 503),
+            403: Type.Object(ErrorSchema.properties, {
+              description: 'upgrade_required: the plan lacks bulk_export.',
+              headers: { 'X-SVC-Required-Feature': { type: 'string', description: 'The missing entitlement: bulk_export.' } },
+            }),
+            ...errorResponses(401, 402, 422, 429, 500, 503),
           },
         },
       },

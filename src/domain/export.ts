@@ -49,7 +49,9 @@ export const ExportCompleteSchema = Type.Object(
   {
     complete: Type.Literal(true, { description: 'Every matching row was written.' }),
     count: Type.Integer({ minimum: 0, description: 'Job lines written in this response.' }),
-    after: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'Id of the last row written (null when none).' }),
+    after: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+      description: 'Where this export ends: the id of the last row written, or the request\'s after when none was (null when neither).',
+    }),
   },
   { description: 'Final line of a complete export.' },
 );
@@ -62,7 +64,9 @@ export const ExportErrorLineSchema = Type.Object(
     message: Type.String(),
     docs: Type.String(),
     count: Type.Integer({ minimum: 0, description: 'Job lines written in this response.' }),
-    after: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: 'Resume with after=<this>; the id of the last row written.' }),
+    after: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+      description: 'Resume with after=<this>: the id of the last row written, or the request\'s after when none was (null when neither).',
+    }),
   },
   { description: 'Final line of an export that stopped early; resume with after.' },
 );

@@ -32,6 +32,19 @@ export interface AppOptions {
   reports?: ReportSettings;
 }
 
+/** One registered route: method and URL pattern (`:param` syntax). */
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route registered on the app, HEAD and OPTIONS included. */
+    registeredRoutes: readonly RegisteredRoute[];
+  }
+}
+
 /** Contract date: the day this API surface last changed (spec: Versioning, "info.version is a date"). */
 export const CONTRACT_VERSION = '2026-11-22';
 
@@ -65,6 +78,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reports: createReportReader(options.db, options.reports ?? defaultReportSettings()),
   };
   const contractVersion = options.contractVersion ?? CONTRACT_VERSION;
+
+  // Every route as registered, for the contract check (each one must be in the OpenAPI document).
+  const registeredRoutes: RegisteredRoute[] = [];
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) registeredRoutes.push({ method: String(method), url: route.url });
+  });
+  app.decorate('registeredRoutes', registeredRoutes);
 
   app.decorateRequest('apiKey', null);
   app.decorateRequest('recordMeter', null as unknown as RecordMeter);

@@ -33,6 +33,8 @@ export interface CompaniesTable {
   sectors: string[] | null;
   website: string | null;
   website_verified_at: NullableTimestamp;
+  /** Last website check, whatever its outcome (migration 006). */
+  website_checked_at: NullableTimestamp;
   careers_url: string | null;
   first_seen_at: Generated<Date>;
   updated_at: Generated<Date>;

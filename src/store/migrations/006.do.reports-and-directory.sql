@@ -17,3 +17,7 @@ CREATE TABLE report_snapshots (
 CREATE INDEX jobs_company_live_idx ON jobs (company_id, provider_id) WHERE status = 'live';
 -- status=closed|any exports walk closed rows in id order.
 CREATE INDEX jobs_closed_id_idx ON jobs (id) WHERE status = 'closed';
+
+-- When the company's own website was last checked, whatever the outcome (a failed proof clears
+-- website and website_verified_at but is still a check: it is not retried before the next round).
+ALTER TABLE companies ADD COLUMN website_checked_at timestamptz;

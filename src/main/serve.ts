@@ -3,6 +3,8 @@
  */
 import type { Kysely } from 'kysely';
 import { buildApp } from '../http/app.ts';
+import { startReportRefresher, type ReportRefresher } from '../reports/refresher.ts';
+import { defaultReportSettings } from '../reports/snapshots.ts';
 import { connect } from '../store/database.ts';
 import type { DB } from '../store/schema.ts';
 import { cursorSecret } from '../store/settings.ts';
@@ -40,6 +42,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   const { config, log, database } = rt;
   let closeReplay: (() => Promise<void>) | undefined;
   let ingestDb: Kysely<DB> | undefined;
+  let refresher: ReportRefresher | undefined;
 
   try {
     if (options.demo) {
@@ -51,8 +54,12 @@ export async function serve(options: ServeOptions): Promise<void> {
       await runImport(ingestDb, log, targets, { fetch: demo.fetch, baseUrls: demo.replay.baseUrls });
     }
 
-    const app = await buildApp({ db: database.db, log, docsUrl: config.docsUrl, cursorSecret: await cursorSecret(database.db) });
+    const reports = defaultReportSettings(config.reportRefreshSeconds);
+    const app = await buildApp({ db: database.db, log, docsUrl: config.docsUrl, cursorSecret: await cursorSecret(database.db), reports });
     await app.listen({ port: config.port, host: config.host });
+    // Report snapshots are the worker's job (docs/architecture.md); until a separate worker runs them,
+    // the API process refreshes them on a timer, on the API pool (each report is one short query set).
+    refresher = startReportRefresher(database.db, log, reports);
     const served = await database.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('served', '=', true).executeTakeFirstOrThrow();
     log.info({ url: `http://localhost:${config.port}`, served: served.n }, 'jobledger is serving');
 
@@ -63,12 +70,14 @@ export async function serve(options: ServeOptions): Promise<void> {
     }
 
     onShutdownSignal(log, async () => {
+      await refresher?.stop();
       await app.close();
       await closeReplay?.();
       await ingestDb?.destroy();
       await database.close();
     });
   } catch (error) {
+    await refresher?.stop().catch(() => undefined);
     await closeReplay?.().catch(() => undefined);
     await ingestDb?.destroy().catch(() => undefined);
     await database.close().catch(() => undefined);

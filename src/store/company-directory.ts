@@ -15,7 +15,7 @@
  * `own_site_roles > 0`. Ordering: `GREATEST(open_roles, own_site_roles) DESC, name, slug` — total,
  * because slugs are unique.
  */
-import { sql, type Kysely, type RawBuilder, type Sql } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Company, CompanyFilter } from '../domain/company.ts';
 import { bareDomain } from './companies.ts';
 import type { DB } from './schema.ts';
@@ -102,7 +102,7 @@ function filterSql(filter: CompanyFilter): RawBuilder<unknown>[] {
 }
 
 function and(parts: RawBuilder<unknown>[]): RawBuilder<unknown> {
-  return sql.join(parts as unknown as Sql[], sql` AND `) as RawBuilder<unknown>;
+  return sql.join(parts, sql` AND `);
 }
 
 /**

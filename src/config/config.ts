@@ -36,6 +36,8 @@ export interface Config {
   trustProxyHops: number;
   /** Keyless requests per 5 seconds and client address; 0 turns the keyless limit off. */
   keylessBurst: number;
+  /** Seconds between refreshes of the report snapshots (freshness, coverage, stats). */
+  reportRefreshSeconds: number;
 }
 
 export interface FetchConfig {
@@ -95,6 +97,11 @@ export const SETTINGS: readonly Setting[] = [
     env: 'JOBLEDGER_KEYLESS_BURST',
     default: '10',
     description: 'Keyless (/public) requests allowed per 5 seconds and client address (about 2 per second); beyond it 429. 0 turns the limit off (e.g. behind a CDN that limits).',
+  },
+  {
+    env: 'JOBLEDGER_REPORT_REFRESH_SECONDS',
+    default: '900',
+    description: 'Seconds between refreshes of the report snapshots (freshness, coverage, stats); a snapshot older than twice this is reported stale.',
   },
   { env: 'JOBLEDGER_FETCH_TIMEOUT_MS', default: '30000', description: 'Time limit of one upstream request, in milliseconds.' },
   { env: 'JOBLEDGER_FETCH_MAX_BYTES', default: '67108864', description: 'Largest upstream response accepted, in bytes (64 MiB).' },
@@ -188,6 +195,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     docsUrl: url(env, 'JOBLEDGER_DOCS_URL'),
     trustProxyHops: integer(env, 'JOBLEDGER_TRUST_PROXY_HOPS', 0, 10),
     keylessBurst: integer(env, 'JOBLEDGER_KEYLESS_BURST', 0, 100_000),
+    reportRefreshSeconds: integer(env, 'JOBLEDGER_REPORT_REFRESH_SECONDS', 10, 86_400),
     fetch: {
       timeoutMs: integer(env, 'JOBLEDGER_FETCH_TIMEOUT_MS', 100, 600_000),
       maxBytes: integer(env, 'JOBLEDGER_FETCH_MAX_BYTES', 1024, 1024 * 1024 * 1024),

@@ -21,9 +21,13 @@ import { installKeyedAccess } from './plugins/keyed-access.ts';
 import { installKeylessAccess } from './plugins/keyless-access.ts';
 import { parseQueryString } from './query-string.ts';
 import { UNMETERED, type RecordMeter } from './record-meter.ts';
+import { createReportReader, defaultReportSettings, type ReportSettings } from '../reports/snapshots.ts';
+import { keyedCompanyRoutes, keylessCompanyRoutes } from './routes/companies.ts';
+import { exportRoutes } from './routes/export.ts';
 import { keyedJobRoutes, keylessJobRoutes } from './routes/jobs.ts';
 import { meRoutes } from './routes/me.ts';
 import { planRoutes } from './routes/plans.ts';
+import { keyedReportRoutes, keylessReportRoutes } from './routes/reports.ts';
 import { systemRoutes } from './routes/system.ts';
 
 export interface AppOptions {
@@ -44,6 +48,21 @@ export interface AppOptions {
   trustProxyHops?: number;
   /** Keyless requests per 5 seconds and client address (default 10, about 2 per second); 0: no limit. */
   keylessBurst?: number;
+  /** Report snapshot settings (FX rates, refresh interval); defaults to the bundled rates and 900 s. */
+  reports?: ReportSettings;
+}
+
+/** One registered route: method and URL pattern (`:param` syntax). */
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route registered on the app, HEAD and OPTIONS included. */
+    registeredRoutes: readonly RegisteredRoute[];
+  }
 }
 
 /** Contract date: the day this API surface last changed (spec: Versioning, "info.version is a date"). */
@@ -84,7 +103,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     docsUrl: options.docsUrl,
     cursorSecret: options.cursorSecret,
     providerIds: cachedProviderIds(options.db),
+    reports: createReportReader(options.db, options.reports ?? defaultReportSettings()),
   };
+  const contractVersion = options.contractVersion ?? CONTRACT_VERSION;
+
+  // Every route as registered, for the contract check (each one must be in the OpenAPI document).
+  const registeredRoutes: RegisteredRoute[] = [];
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) registeredRoutes.push({ method: String(method), url: route.url });
+  });
+  app.decorate('registeredRoutes', registeredRoutes);
 
   app.decorateRequest('apiKey', null);
   app.decorateRequest('recordMeter', null as unknown as RecordMeter);
@@ -107,16 +135,23 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       info: {
         title: 'jobledger',
         description: 'Employer-direct job vacancies with per-field provenance. Keyed surface under /v1, keyless read-only mirror under /public.',
-        version: options.contractVersion ?? CONTRACT_VERSION,
+        version: contractVersion,
+        license: { name: 'MIT', identifier: 'MIT' },
       },
+      servers: [{ url: '/', description: 'This server' }],
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API_KEY> (also bearer/BEARER, or the bare key).' } } },
       tags: [
         { name: 'jobs', description: 'Keyed job listings' },
         { name: 'account', description: 'The calling key' },
+        { name: 'companies', description: 'Keyed employer directory' },
+        { name: 'export', description: 'Keyed bulk export (bulk_export entitlement)' },
+        { name: 'meta', description: 'Keyed reports and vocabularies' },
         { name: 'public', description: 'Keyless read-only mirror' },
-        { name: 'system', description: 'Liveness and contract' },
+        { name: 'system', description: 'Liveness, readiness and the contract' },
       ],
     },
+    // Shared schemas keep their $id as their component name (Job, Company, Error).
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
 
   // Cross-origin access is open on the keyless surface only (spec: Keyless endpoints).
@@ -131,7 +166,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // CORS, so a 429 still carries Access-Control-Allow-Origin and a browser can read it.
   installKeylessAccess(app, new KeylessLimiter(counters.kind === 'redis' ? counters : { kind: 'memory' }, options.keylessBurst));
 
-  await app.register(systemRoutes());
+  await app.register(systemRoutes(ctx, contractVersion));
   await app.register(
     async (v1) => {
       v1.addHook('onRequest', requireApiKey(ctx));
@@ -139,11 +174,21 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       installKeyedAccess(v1, { db: options.db, requests: requestLimiter, clock });
       await v1.register(keyedJobRoutes(ctx));
       await v1.register(meRoutes(clock));
+      await v1.register(keyedCompanyRoutes(ctx));
+      await v1.register(exportRoutes(ctx));
+      await v1.register(keyedReportRoutes(ctx));
     },
     { prefix: '/v1' },
   );
-  await app.register(keylessJobRoutes(ctx), { prefix: '/public' });
-  await app.register(planRoutes(ctx), { prefix: '/public' });
+  await app.register(
+    async (pub) => {
+      await pub.register(keylessJobRoutes(ctx));
+      await pub.register(planRoutes(ctx));
+      await pub.register(keylessCompanyRoutes(ctx));
+      await pub.register(keylessReportRoutes(ctx));
+    },
+    { prefix: '/public' },
+  );
 
   return app;
 }

@@ -3,6 +3,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import type { ReportReader } from '../reports/snapshots.ts';
 import type { DB } from '../store/schema.ts';
 import { redistributableProviderIds } from '../store/providers.ts';
 
@@ -15,6 +16,8 @@ export interface AppContext {
   cursorSecret: string;
   /** Provider ids accepted by `provider` filters, refreshed at most once a minute. */
   providerIds(): Promise<readonly string[]>;
+  /** Report snapshots (freshness, coverage, stats), measured on demand when none exists yet. */
+  reports: ReportReader;
 }
 
 const PROVIDER_CACHE_MS = 60_000;

@@ -8,6 +8,8 @@ import { CONNECTOR_IDS, type ConnectorId } from '../domain/crawl-target.ts';
 import { createApiKey, KeyInputError, listApiKeys, renameApiKey, revokeApiKey, rotateApiKey } from '../store/api-keys.ts';
 import { listTargets, upsertTarget } from '../store/crawl-targets.ts';
 import { seedBundledTargets } from '../ingest/bundled-feeds.ts';
+import { createFetcher } from '../ingest/fetcher.ts';
+import { verifyWebsites } from '../ingest/website-verifier.ts';
 import { startDemoSources } from './demo.ts';
 import { runImport } from './import.ts';
 import { openRuntime } from './runtime.ts';
@@ -27,6 +29,12 @@ function futureDate(value: string): Date {
 function provider(value: string): ConnectorId {
   if (!CONNECTOR_IDS.includes(value as ConnectorId)) throw new InvalidArgumentError(`expected one of ${CONNECTOR_IDS.join(', ')}`);
   return value as ConnectorId;
+}
+
+function positiveInteger(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || n < 1) throw new InvalidArgumentError('expected a positive integer');
+  return n;
 }
 
 function seconds(value: string): number {
@@ -178,6 +186,25 @@ keys
       const result = await renameApiKey(rt.database.db, handle, name);
       process.stdout.write(`key ${result.id} (${result.keyPrefix}) ${result.name ? `is now named "${result.name}"` : 'has no name now'}\n`);
     });
+  });
+
+const companies = program.command('companies').description('The employer directory.');
+companies
+  .command('verify-websites')
+  .description("Fetch each company's home page (https://<domain>/) through the guarded fetcher and publish the website where the company's own name appears on it.")
+  .option('--limit <n>', 'at most this many companies, least recently checked first', positiveInteger, 100)
+  .option('--max-age-days <days>', 're-check companies last checked longer ago than this', positiveInteger, 30)
+  .action(async (options: { limit: number; maxAgeDays: number }) => {
+    const rt = await openRuntime({ applicationName: 'jobledger-websites' });
+    const fetcher = createFetcher(rt.config.fetch, rt.log);
+    try {
+      const checks = await verifyWebsites(rt.database.db, fetcher, { now: new Date(), limit: options.limit, maxAgeDays: options.maxAgeDays, log: rt.log });
+      for (const c of checks) process.stdout.write(`${c.slug.padEnd(40)} ${c.domain.padEnd(30)} ${c.outcome}${c.website ? ` ${c.website}` : ''}${c.error ? ` (${c.error})` : ''}\n`);
+      process.stdout.write(`${checks.length} checked, ${checks.filter((c) => c.outcome === 'verified').length} verified\n`);
+    } finally {
+      await fetcher.close();
+      await rt.database.close();
+    }
   });
 
 const targets = program.command('targets').description('Manage the boards and feeds the service crawls.');

@@ -5,6 +5,8 @@ import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import { connectRedis, waitForRedis, type CounterStore } from '../access/counters.ts';
 import { buildApp } from '../http/app.ts';
+import { startReportRefresher, type ReportRefresher } from '../reports/refresher.ts';
+import { defaultReportSettings } from '../reports/snapshots.ts';
 import { connect } from '../store/database.ts';
 import type { DB } from '../store/schema.ts';
 import { cursorSecret } from '../store/settings.ts';
@@ -43,6 +45,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   let closeReplay: (() => Promise<void>) | undefined;
   let ingestDb: Kysely<DB> | undefined;
   let redis: Redis | undefined;
+  let refresher: ReportRefresher | undefined;
 
   try {
     if (options.demo) {
@@ -54,6 +57,7 @@ export async function serve(options: ServeOptions): Promise<void> {
       await runImport(ingestDb, log, targets, { fetch: demo.fetch, baseUrls: demo.replay.baseUrls });
     }
 
+    const reports = defaultReportSettings(config.reportRefreshSeconds);
     // Request counters: Redis when configured (shared by every API process), else PostgreSQL or memory.
     let requestCounters: CounterStore;
     if (config.redisUrl) {
@@ -72,8 +76,12 @@ export async function serve(options: ServeOptions): Promise<void> {
       requestCounters,
       trustProxyHops: config.trustProxyHops,
       keylessBurst: config.keylessBurst,
+      reports,
     });
     await app.listen({ port: config.port, host: config.host });
+    // Report snapshots are the worker's job (docs/architecture.md); until a separate worker runs them,
+    // the API process refreshes them on a timer, on the API pool (each report is one short query set).
+    refresher = startReportRefresher(database.db, log, reports);
     const served = await database.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('served', '=', true).executeTakeFirstOrThrow();
     log.info({ url: `http://localhost:${config.port}`, served: served.n }, 'jobledger is serving');
 
@@ -84,6 +92,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     }
 
     onShutdownSignal(log, async () => {
+      await refresher?.stop();
       await app.close();
       redis?.disconnect();
       await closeReplay?.();
@@ -92,6 +101,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     });
   } catch (error) {
     redis?.disconnect();
+    await refresher?.stop().catch(() => undefined);
     await closeReplay?.().catch(() => undefined);
     await ingestDb?.destroy().catch(() => undefined);
     await database.close().catch(() => undefined);

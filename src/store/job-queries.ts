@@ -17,7 +17,8 @@ export type JobViewRow = Omit<JobRow, 'title_tsv' | 'search_tsv' | 'description_
   sort_key_text: string;
 };
 
-const JOB_COLUMNS = [
+/** Every served column of a job row (the read side's select list). */
+export const JOB_COLUMNS = [
   'j.id',
   'j.slug',
   'j.provider_id',
@@ -73,7 +74,7 @@ const JOB_COLUMNS = [
   'j.updated_at',
 ] as const;
 
-type JobsEb = ExpressionBuilder<DB & { j: DB['jobs'] } & { c: DB['companies'] }, 'j' | 'c'>;
+export type JobsEb = ExpressionBuilder<DB & { j: DB['jobs'] } & { c: DB['companies'] }, 'j' | 'c'>;
 
 /** SQL conditions for the shared filters. Every value is bound as a parameter. */
 export function filterConditions(eb: JobsEb, filter: JobFilter): Expression<SqlBool>[] {

@@ -33,6 +33,8 @@ export interface CompaniesTable {
   sectors: string[] | null;
   website: string | null;
   website_verified_at: NullableTimestamp;
+  /** Last website check, whatever its outcome (migration 006). */
+  website_checked_at: NullableTimestamp;
   careers_url: string | null;
   first_seen_at: Generated<Date>;
   updated_at: Generated<Date>;
@@ -210,6 +212,14 @@ export interface ServiceSettingsTable {
   created_at: Generated<Date>;
 }
 
+/** The latest snapshot of one report (migration 006). */
+export interface ReportSnapshotsTable {
+  name: string;
+  data: ColumnType<unknown, string, string>;
+  measured_at: Timestamp;
+  duration_ms: number;
+}
+
 export interface DB {
   providers: ProvidersTable;
   companies: CompaniesTable;
@@ -224,6 +234,7 @@ export interface DB {
   service_settings: ServiceSettingsTable;
   record_usage: RecordUsageTable;
   request_counters: RequestCountersTable;
+  report_snapshots: ReportSnapshotsTable;
 }
 
 export type JobRow = Selectable<JobsTable>;

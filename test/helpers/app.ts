@@ -11,8 +11,10 @@ import pino, { type Logger } from 'pino';
 import { connectRedis, waitForRedis, type CounterStore } from '../../src/access/counters.ts';
 import type { Clock } from '../../src/access/periods.ts';
 import { buildApp } from '../../src/http/app.ts';
+import type { ReportSettings } from '../../src/reports/snapshots.ts';
 import { createApiKey, type CreatedKey } from '../../src/store/api-keys.ts';
 import { cursorSecret } from '../../src/store/settings.ts';
+import { validatingInject } from './contract.ts';
 import type { TestDatabase } from './database.ts';
 
 /** Docs base used in tests, so error bodies can be asserted exactly. */
@@ -29,6 +31,9 @@ export interface TestAppOptions {
    */
   keylessBurst?: number;
   log?: Logger;
+  /** Validate every `app.inject` response against the served OpenAPI document (default true). */
+  contract?: boolean;
+  reports?: ReportSettings;
 }
 
 /** The keyless burst of test apps unless a test asks for another. */
@@ -39,6 +44,10 @@ export function uniqueRedisPrefix(): string {
   return `jltest:${randomBytes(6).toString('hex')}`;
 }
 
+/**
+ * The app over `t`. Unless `contract: false`, every `app.inject` response is validated against the
+ * OpenAPI document the app serves (test/helpers/contract.ts) and a non-conforming one throws.
+ */
 export async function buildTestApp(t: TestDatabase, options: TestAppOptions = {}): Promise<FastifyInstance> {
   let requestCounters = options.requestCounters;
   let redis: Redis | undefined;
@@ -56,7 +65,9 @@ export async function buildTestApp(t: TestDatabase, options: TestAppOptions = {}
     clock: options.clock,
     trustProxyHops: options.trustProxyHops,
     keylessBurst: options.keylessBurst ?? TEST_KEYLESS_BURST,
+    reports: options.reports,
   });
+  if (options.contract !== false) validatingInject(app);
   if (redis) {
     const client = redis;
     app.addHook('onClose', async () => {

@@ -33,6 +33,7 @@ export function planRoutes(ctx: AppContext) {
           operationId: 'listPlans',
           tags: ['public'],
           summary: 'Purchasable plans with their prices, allowances and entitlements',
+          security: [],
           response: { 200: PlansResponse, ...errorResponses(429, 500, 503) },
         },
       },

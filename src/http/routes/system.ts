@@ -1,11 +1,48 @@
 /**
- * Liveness and the machine contract (spec: GET /health; GET /v1/openapi.json and /public/openapi.json,
- * "keyless to read", rendered live from the route schemas).
+ * Liveness, readiness, service status, the machine contract and the integration brief (spec: GET
+ * /health; GET /v1/openapi.json and /public/openapi.json, "keyless to read", rendered live from the
+ * route schemas; GET /public/status; GET /public/ai-prompt).
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { sql } from 'kysely';
 import { Type } from 'typebox';
+import { ApiError, FIXED_MESSAGES } from '../../domain/errors.ts';
+import { REPORT_NAMES } from '../../reports/snapshots.ts';
+import type { AppContext } from '../context.ts';
+import { TIMEOUT_RETRY_AFTER_SECONDS } from '../errors.ts';
+import { errorResponses } from '../schemas.ts';
+import { integrationBrief } from '../integration-brief.ts';
 
-export function systemRoutes() {
+/** A crawl target failing this many times in a row makes the service status `degraded`. */
+export const FAILING_TARGET_THRESHOLD = 3;
+
+function unavailable(): ApiError {
+  return new ApiError('unavailable', FIXED_MESSAGES.unavailable, { headers: { 'Retry-After': String(TIMEOUT_RETRY_AFTER_SECONDS) } });
+}
+
+const StatusSchema = Type.Object({
+  data: Type.Object({
+    status: Type.String({ description: 'ok, or degraded when a report snapshot is stale or a crawl target keeps failing.' }),
+    time: Type.String({ format: 'date-time' }),
+    version: Type.String({ description: 'The contract date (info.version of the OpenAPI document).' }),
+    database: Type.Literal('ok'),
+    reports: Type.Array(
+      Type.Object({
+        name: Type.String(),
+        measured_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+        age_seconds: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+        stale: Type.Boolean({ description: 'True when older than twice the refresh interval, or never measured.' }),
+      }),
+    ),
+    ingestion: Type.Object({
+      targets: Type.Integer({ minimum: 0, description: 'Enabled crawl targets.' }),
+      failing: Type.Integer({ minimum: 0, description: `Enabled targets whose last ${FAILING_TARGET_THRESHOLD} or more crawls failed.` }),
+      last_success_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'Most recent successful crawl of any target.' }),
+    }),
+  }),
+});
+
+export function systemRoutes(ctx: AppContext, contractVersion: string) {
   return async (app: FastifyInstance) => {
     app.get(
       '/health',
@@ -13,24 +50,149 @@ export function systemRoutes() {
         schema: {
           operationId: 'health',
           tags: ['system'],
-          summary: 'Liveness: the process answers',
+          summary: 'Liveness: the process answers (does not touch the database)',
+          security: [],
           response: { 200: Type.Object({ status: Type.Literal('ok') }) },
         },
       },
-      async () => ({ status: 'ok' as const }),
+      async (_request, reply) => {
+        reply.header('Cache-Control', 'no-store');
+        return { status: 'ok' as const };
+      },
+    );
+
+    app.get(
+      '/health/ready',
+      {
+        schema: {
+          operationId: 'ready',
+          tags: ['system'],
+          summary: 'Readiness: the database answers; 503 unavailable when it does not',
+          security: [],
+          response: { 200: Type.Object({ status: Type.Literal('ready') }), ...errorResponses(503) },
+        },
+      },
+      async (_request, reply) => {
+        reply.header('Cache-Control', 'no-store');
+        try {
+          await sql`SELECT 1`.execute(ctx.db);
+        } catch {
+          throw unavailable();
+        }
+        return { status: 'ready' as const };
+      },
+    );
+
+    app.get(
+      '/public/status',
+      {
+        schema: {
+          operationId: 'getStatus',
+          tags: ['public'],
+          summary: 'Service status: database, report snapshots, ingestion',
+          security: [],
+          response: { 200: StatusSchema, ...errorResponses(429, 500, 503) },
+        },
+      },
+      async (_request, reply) => {
+        reply.header('Cache-Control', 'no-store');
+        const now = new Date();
+        let snapshots;
+        let targets;
+        try {
+          snapshots = await ctx.db.selectFrom('report_snapshots').select(['name', 'measured_at']).execute();
+          targets = await ctx.db
+            .selectFrom('crawl_targets')
+            .select((eb) => [
+              eb.fn.countAll<number>().as('targets'),
+              eb.fn.count<number>('id').filterWhere('consecutive_failures', '>=', FAILING_TARGET_THRESHOLD).as('failing'),
+              eb.fn.max('last_success_at').as('last_success_at'),
+            ])
+            .where('enabled', '=', true)
+            .executeTakeFirstOrThrow();
+        } catch {
+          throw unavailable();
+        }
+        const window = 2 * ctx.reports.settings.refreshSeconds;
+        const reports = REPORT_NAMES.map((name) => {
+          const snap = snapshots.find((s) => s.name === name);
+          const age = snap ? Math.max(0, Math.floor((now.getTime() - snap.measured_at.getTime()) / 1000)) : null;
+          return { name, measured_at: snap ? snap.measured_at.toISOString() : null, age_seconds: age, stale: age === null || age > window };
+        });
+        const failing = Number(targets.failing);
+        const lastSuccess = targets.last_success_at as Date | null;
+        return {
+          data: {
+            status: reports.some((r) => r.stale) || failing > 0 ? 'degraded' : 'ok',
+            time: now.toISOString(),
+            version: contractVersion,
+            database: 'ok' as const,
+            reports,
+            ingestion: { targets: Number(targets.targets), failing, last_success_at: lastSuccess ? new Date(lastSuccess).toISOString() : null },
+          },
+        };
+      },
+    );
+
+    app.get(
+      '/public/ai-prompt',
+      {
+        schema: {
+          operationId: 'getAiPrompt',
+          tags: ['public'],
+          summary: 'Plain-text integration brief generated from the live contract and counts',
+          security: [],
+          response: {
+            200: { description: 'A plain-text brief for a developer or an AI assistant.', content: { 'text/plain': { schema: Type.String() } } },
+            ...errorResponses(429, 500, 503),
+          },
+        },
+      },
+      async (_request, reply) => {
+        const coverage = await ctx.reports.read('coverage');
+        reply.type('text/plain; charset=utf-8');
+        return integrationBrief(app.swagger() as unknown as Parameters<typeof integrationBrief>[0], coverage.data, coverage.measuredAt);
+      },
     );
 
     for (const prefix of ['/v1', '/public']) {
-      // The /public copies are cached by the keyless table (plugins/keyless-access.ts).
+      // The /public copies are cached per the keyless table (plugins/keyless-access.ts).
       const cache = (reply: FastifyReply) => (prefix === '/v1' ? reply.header('Cache-Control', 'no-cache') : reply);
-      app.get(`${prefix}/openapi.json`, { schema: { hide: true } }, async (_request, reply) => {
-        cache(reply).type('application/json; charset=utf-8');
-        return JSON.stringify(app.swagger());
-      });
-      app.get(`${prefix}/openapi.yaml`, { schema: { hide: true } }, async (_request, reply) => {
-        cache(reply).type('application/yaml; charset=utf-8');
-        return app.swagger({ yaml: true });
-      });
+      const surface = prefix === '/public' ? 'Public' : '';
+      app.get(
+        `${prefix}/openapi.json`,
+        {
+          schema: {
+            operationId: `get${surface}OpenApiJson`,
+            tags: ['system'],
+            summary: 'This OpenAPI 3.1 document as JSON (keyless)',
+            security: [],
+            response: {
+              200: { description: 'The OpenAPI 3.1 document.', content: { 'application/json': { schema: Type.Object({}, { additionalProperties: true }) } } },
+            },
+          },
+        },
+        async (_request, reply) => {
+          cache(reply).type('application/json; charset=utf-8');
+          return JSON.stringify(app.swagger());
+        },
+      );
+      app.get(
+        `${prefix}/openapi.yaml`,
+        {
+          schema: {
+            operationId: `get${surface}OpenApiYaml`,
+            tags: ['system'],
+            summary: 'This OpenAPI 3.1 document as YAML (keyless)',
+            security: [],
+            response: { 200: { description: 'The OpenAPI 3.1 document.', content: { 'application/yaml': { schema: Type.String() } } } },
+          },
+        },
+        async (_request, reply) => {
+          cache(reply).type('application/yaml; charset=utf-8');
+          return app.swagger({ yaml: true });
+        },
+      );
     }
   };
 }

@@ -1,0 +1,141 @@
+/**
+ * The Company resource and the employer directory's query semantics (spec: Resources › Company,
+ * Company page; Endpoints › GET /v1/companies).
+ */
+import { Type, type Static } from 'typebox';
+import { ApiError } from './errors.ts';
+import { commaList, parseBoolean, parseLimit, type RawQuery } from './listing-filter.ts';
+import { LEGACY_SOURCE_TYPE, SOURCE_TYPES, type SourceType } from './vocabulary.ts';
+
+/** Row-level source types a company can list (spec: Company.source_types; `unknown` is never listed). */
+export const COMPANY_SOURCE_TYPES = SOURCE_TYPES.filter((t) => t !== 'unknown');
+
+const DateOnly = (description: string) => Type.String({ format: 'date', description });
+
+/**
+ * A company as served. Every field is optional (spec: "All Company fields are optional"); the directory
+ * always sets slug, name, open_roles, own_site_roles, source_types and first_seen.
+ */
+export const CompanySchema = Type.Object(
+  {
+    slug: Type.Optional(Type.String({ description: 'Derived from the display name; may change (a retired slug answers 301). Prefer the domain as a stable key.' })),
+    name: Type.Optional(Type.String()),
+    domain: Type.Optional(Type.String({ description: 'Bare domain (no scheme, no www.), when known; the stable key, as used by company_domain on /v1/jobs.' })),
+    website: Type.Optional(
+      Type.String({ description: "Present only where the domain was fetched and the company's own name found on it. Absence means unproven." }),
+    ),
+    website_verified: Type.Optional(DateOnly('When that check was made (UTC date).')),
+    logo: Type.Optional(Type.String({ description: 'URL.' })),
+    country: Type.Optional(
+      Type.String({ minLength: 2, maxLength: 2, description: 'ISO-3166 alpha-2: the country stated for the company, else the most frequent country of its live rows.' }),
+    ),
+    industry: Type.Optional(Type.String()),
+    org_type: Type.Optional(Type.String({ description: 'Organisation type where known, e.g. government for public agencies.' })),
+    sectors: Type.Optional(Type.Array(Type.String())),
+    open_roles: Type.Optional(Type.Integer({ minimum: 0, description: 'Roles retrievable from this API: exactly the rows GET /v1/jobs?company=<slug> pages through.' })),
+    own_site_roles: Type.Optional(
+      Type.Integer({ minimum: 0, description: "Live vacancies seen on the company's own careers page under a non-redistributed (discovery-only) source." }),
+    ),
+    source_types: Type.Optional(
+      Type.Array(Type.Unsafe<SourceType>({ type: 'string', enum: [...COMPANY_SOURCE_TYPES] }), {
+        description: 'Source types of its live rows. aggregator and agency are reserved and match nothing.',
+      }),
+    ),
+    careers_url: Type.Optional(Type.String({ description: 'Page where a discovered company was seen hiring.' })),
+    first_seen: Type.Optional(DateOnly('When the company entered the ledger (UTC date).')),
+  },
+  { $id: 'Company', description: 'An employer with at least one retrievable row, or (include_discovered) evidence of hiring.' },
+);
+export type Company = Static<typeof CompanySchema>;
+
+/** `{ data: Company }` (spec: single-row endpoints wrap the object). */
+export const CompanyEnvelopeSchema = Type.Object({ data: CompanySchema });
+
+/** The Company page (spec: Resources › Company page). */
+export const CompanyPageSchema = Type.Object({
+  data: Type.Array(CompanySchema),
+  has_more: Type.Boolean(),
+  limit: Type.Integer({ minimum: 1, description: 'Page size after clamping.' }),
+  offset: Type.Integer({ minimum: 0, description: 'Position of the first row of this page in the whole ordering.' }),
+  next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Opaque; pass back verbatim as cursor. Null on the last page.' }),
+});
+export type CompanyPage = Static<typeof CompanyPageSchema>;
+
+/** Largest `offset` (spec: GET /v1/companies, "0 to 100000"). */
+export const COMPANY_OFFSET_MAX = 100_000;
+
+/** Filters of the employer directory. Lists are non-empty when present; values are canonical. */
+export interface CompanyFilter {
+  /** Upper-case ISO-3166 alpha-2 codes. */
+  country?: string[];
+  /** Lower-case organisation types. */
+  orgType?: string[];
+  sourceType?: SourceType[];
+  hasWebsite?: boolean;
+  includeDiscovered: boolean;
+  /** Case-insensitive substring of the name, or an exact slug or domain. */
+  q?: string;
+}
+
+export interface CompanyListRequest {
+  filter: CompanyFilter;
+  limit: number;
+  offset: number;
+  cursor?: string;
+}
+
+/**
+ * Parse a `source_type` value list: the spec's values plus the legacy spellings `employer_ats`,
+ * `government`, `direct` (spec: Controlled vocabularies), any case.
+ * @throws ApiError 422 `bad_source_type` naming the value and where legal values are listed.
+ */
+export function parseSourceTypes(value: string | undefined, where: string): SourceType[] | undefined {
+  const items = commaList(value);
+  if (!items) return undefined;
+  return [
+    ...new Set(
+      items.map((raw) => {
+        const v = raw.toLowerCase();
+        const hit = LEGACY_SOURCE_TYPE[v] ?? (COMPANY_SOURCE_TYPES as readonly string[]).find((t) => t === v);
+        if (!hit) throw new ApiError('bad_source_type', `The value "${raw}" is not a legal source_type; the legal values are listed at ${where}.`);
+        return hit as SourceType;
+      }),
+    ),
+  ];
+}
+
+/**
+ * `offset`: an integer 0..100000; absent means 0.
+ * @throws ApiError 422 `bad_offset` for anything else (spec: "Beyond that: 422 bad_offset").
+ */
+export function parseOffset(value: string | undefined): number {
+  const v = value?.trim();
+  if (v === undefined || v === '') return 0;
+  const n = Number(v);
+  if (!/^\d+$/.test(v) || !Number.isSafeInteger(n) || n > COMPANY_OFFSET_MAX) {
+    throw new ApiError('bad_offset', `offset=${value} is not allowed; offset is an integer from 0 to ${COMPANY_OFFSET_MAX}. Page deeper with next_cursor.`);
+  }
+  return n;
+}
+
+/**
+ * Parse the directory's query (spec: GET /v1/companies). `limit` clamps like every page size; `cursor`
+ * overrides `offset`; unknown parameters are ignored.
+ * @throws ApiError 422 `bad_offset`, `bad_source_type` or `bad_boolean`.
+ */
+export function parseCompanyQuery(query: RawQuery, ctx: { maxLimit: number; keyless: boolean }): CompanyListRequest {
+  const filter: CompanyFilter = { includeDiscovered: parseBoolean('include_discovered', query.include_discovered, false) };
+  const country = commaList(query.country);
+  if (country) filter.country = country.map((c) => c.toUpperCase());
+  const orgType = commaList(query.org_type);
+  if (orgType) filter.orgType = orgType.map((o) => o.toLowerCase());
+  const sourceType = parseSourceTypes(query.source_type, ctx.keyless ? '/public/facets' : '/v1/meta/facets');
+  if (sourceType) filter.sourceType = sourceType;
+  if (query.has_website !== undefined && query.has_website.trim() !== '') filter.hasWebsite = parseBoolean('has_website', query.has_website, false);
+  const q = query.q?.trim();
+  if (q) filter.q = q;
+  const offset = parseOffset(query.offset);
+  const limit = Math.min(parseLimit(query.limit, Number.MAX_SAFE_INTEGER), ctx.maxLimit);
+  const cursor = query.cursor?.trim() || undefined;
+  return { filter, limit, offset, cursor };
+}

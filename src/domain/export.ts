@@ -1,0 +1,79 @@
+/**
+ * The bulk export's own query semantics and line shapes (spec: GET /v1/export; Errors, "Export
+ * exception"). The body is NDJSON: one Job per line in `id` order, then exactly one final control line
+ * that tells a complete export from an interrupted one:
+ * - `{"complete": true, "count": N, "after": "<last id>"|null}`: every matching row was written;
+ * - `{"error": "record_quota_exhausted" | "query_failed" | "timeout" | "unavailable", "message", "docs",
+ *   "count": N, "after": "<last id>"|null}`: the export stopped early; resume with `after`.
+ * A body without a final control line was cut in transit; resume after the last Job's `id`.
+ * Control lines never carry an `id`, Job lines always do.
+ */
+import { Type, type Static } from 'typebox';
+import { ApiError } from './errors.ts';
+import { JobSchema } from './job.ts';
+
+/** Media type of the export body: newline-delimited JSON, UTF-8. */
+export const NDJSON_CONTENT_TYPE = 'application/x-ndjson; charset=utf-8';
+
+/** Which rows an export walks (spec: GET /v1/jobs `status`: live default, closed, any). */
+export type ExportStatus = 'live' | 'closed' | 'any';
+const STATUSES: readonly ExportStatus[] = ['live', 'closed', 'any'];
+
+/**
+ * Parse `status` (any case; absent or empty means live).
+ * @throws ApiError 422 `bad_status` naming the value.
+ */
+export function parseExportStatus(value: string | undefined): ExportStatus {
+  const v = value?.trim().toLowerCase();
+  if (!v) return 'live';
+  const hit = STATUSES.find((s) => s === v);
+  if (!hit) throw new ApiError('bad_status', `The value "${value}" is not a legal status; send live, closed or any.`);
+  return hit;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Parse `after`: the `id` of the last row already received (lower-cased). Absent: from the start.
+ * @throws ApiError 422 `bad_cursor` when it is not a uuid.
+ */
+export function parseExportAfter(value: string | undefined): string | undefined {
+  const v = value?.trim();
+  if (!v) return undefined;
+  if (!UUID.test(v)) throw new ApiError('bad_cursor', `The value "${value}" of after is not a row id; send the id (uuid) of the last row received.`);
+  return v.toLowerCase();
+}
+
+/** The final line of a complete export. */
+export const ExportCompleteSchema = Type.Object(
+  {
+    complete: Type.Literal(true, { description: 'Every matching row was written.' }),
+    count: Type.Integer({ minimum: 0, description: 'Job lines written in this response.' }),
+    after: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+      description: 'Where this export ends: the id of the last row written, or the request\'s after when none was (null when neither).',
+    }),
+  },
+  { description: 'Final line of a complete export.' },
+);
+export type ExportComplete = Static<typeof ExportCompleteSchema>;
+
+/** The final line of an export that stopped early (spec: "a final line carrying error: record_quota_exhausted and the after cursor"). */
+export const ExportErrorLineSchema = Type.Object(
+  {
+    error: Type.String({ description: 'record_quota_exhausted, or query_failed, timeout, unavailable.' }),
+    message: Type.String(),
+    docs: Type.String(),
+    count: Type.Integer({ minimum: 0, description: 'Job lines written in this response.' }),
+    after: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
+      description: 'Resume with after=<this>: the id of the last row written, or the request\'s after when none was (null when neither).',
+    }),
+  },
+  { description: 'Final line of an export that stopped early; resume with after.' },
+);
+export type ExportErrorLine = Static<typeof ExportErrorLineSchema>;
+
+/** One NDJSON line of the export body: a Job, or the final control line. */
+export const ExportLineSchema = Type.Union([JobSchema, ExportCompleteSchema, ExportErrorLineSchema], {
+  description:
+    'One line of the NDJSON body. Job lines (they have an id) come in id order; the last line is a control line: {complete: true, count, after} or {error, message, docs, count, after}. No control line means the connection was cut.',
+});

@@ -1,0 +1,111 @@
+/**
+ * The NDJSON body of GET /v1/export as a pull-driven stream (spec: GET /v1/export; ARCHITECTURE
+ * "Exports stream with backpressure").
+ *
+ * A batch is read from the ledger only when the consumer asks for more data: `Readable.from` pulls the
+ * next line from the generator only while the stream's buffer is below its high-water mark, and the
+ * HTTP layer stops reading the stream while the socket refuses writes. Memory therefore holds at most
+ * one batch plus the socket and stream buffers, however many rows the export has, and a slow client
+ * slows the export down instead of filling the server's memory.
+ *
+ * Records are charged per line (spec: Metering rules 2): each batch reserves its rows before it is
+ * read and settles what was written. When a reservation is refused (402 `record_quota_exhausted`)
+ * the stream ends with the final error line and the `after` cursor; see `src/domain/export.ts` for the
+ * line shapes.
+ */
+import { Readable } from 'node:stream';
+import type { Kysely } from 'kysely';
+import { ApiError } from '../domain/errors.ts';
+import type { ExportComplete, ExportErrorLine, ExportStatus } from '../domain/export.ts';
+import type { JobFilter } from '../domain/listing-filter.ts';
+import { exportBatch } from '../store/export-queries.ts';
+import { toJob } from '../store/job-queries.ts';
+import type { DB } from '../store/schema.ts';
+import { errorBody, toApiError } from './errors.ts';
+import type { RecordMeter } from './record-meter.ts';
+
+/** Rows read and charged per batch. */
+export const EXPORT_BATCH_SIZE = 500;
+
+export interface ExportStreamOptions {
+  db: Kysely<DB>;
+  filter: JobFilter;
+  status: ExportStatus;
+  includeDescription: boolean;
+  /** Resume after this id (exclusive). */
+  after?: string;
+  meter: RecordMeter;
+  /** Records already granted by a reservation made before the response started (the first batch). */
+  firstGrant: number;
+  docsUrl: string;
+  batchSize?: number;
+  /** Called after each batch is read from the ledger (rows in it); for operators' metrics and tests. */
+  onBatch?: (rows: number) => void;
+  /** Called when the stream fails for a server fault (logged by the caller). */
+  onError?: (error: unknown) => void;
+}
+
+function line(value: unknown): string {
+  return `${JSON.stringify(value)}\n`;
+}
+
+async function* exportLines(o: ExportStreamOptions): AsyncGenerator<string> {
+  const batchSize = o.batchSize ?? EXPORT_BATCH_SIZE;
+  let after = o.after ?? null;
+  let count = 0;
+  let granted = o.firstGrant;
+  let reserved = true;
+  let writtenInBatch = 0;
+  try {
+    for (;;) {
+      if (!reserved) {
+        try {
+          granted = await o.meter.reserve(batchSize);
+        } catch (error) {
+          if (error instanceof ApiError && error.code === 'record_quota_exhausted') {
+            const end: ExportErrorLine = { ...errorBody(o.docsUrl, error.code, `${error.message} Resume with after=${after ?? ''} once records are available.`), count, after };
+            yield line(end);
+            return;
+          }
+          throw error;
+        }
+        reserved = true;
+      }
+      // One row more than granted tells whether another batch follows, so a reservation is never
+      // made (nor a quota line written) when nothing is left.
+      const rows = await exportBatch(o.db, o.filter, o.status, { after: after ?? undefined, limit: granted + 1, includeDescription: o.includeDescription });
+      o.onBatch?.(Math.min(rows.length, granted));
+      const more = rows.length > granted;
+      writtenInBatch = 0;
+      for (const row of rows.slice(0, granted)) {
+        yield line(toJob(row, { includeDescription: o.includeDescription }));
+        writtenInBatch++;
+        count++;
+        after = row.id;
+      }
+      reserved = false;
+      await o.meter.settle(writtenInBatch);
+      writtenInBatch = 0;
+      if (!more) {
+        const end: ExportComplete = { complete: true, count, after };
+        yield line(end);
+        return;
+      }
+    }
+  } catch (error) {
+    o.onError?.(error);
+    if (reserved) await o.meter.settle(writtenInBatch).catch(() => undefined);
+    reserved = false;
+    const apiError = toApiError(error);
+    const end: ExportErrorLine = { ...errorBody(o.docsUrl, apiError.code, apiError.message), count, after };
+    yield line(end);
+  } finally {
+    // The client went away mid-batch: charge the lines handed to the socket, release the rest.
+    if (reserved) await o.meter.settle(writtenInBatch).catch(() => undefined);
+  }
+}
+
+/** The export body as a byte stream (UTF-8 NDJSON). */
+export function createExportStream(options: ExportStreamOptions): Readable {
+  return Readable.from(exportLines(options), { objectMode: false, highWaterMark: 64 * 1024 });
+}

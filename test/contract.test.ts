@@ -1,0 +1,157 @@
+/**
+ * The machine contract (spec: Versioning; GET /v1/openapi.json and .yaml, mirrored under /public):
+ * it lints clean under Redocly CLI's recommended rules, documents exactly the registered routes, and
+ * the response validator every HTTP test runs through can tell a conforming response from a broken one.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { buildTestApp } from './helpers/app.ts';
+import { Contract, type OpenApiDocument } from './helpers/contract.ts';
+import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+
+const require = createRequire(import.meta.url);
+const REDOCLY = require.resolve('@redocly/cli/bin/cli.js');
+const ROOT = path.resolve(import.meta.dirname, '..');
+
+type Operation = { operationId?: string; security?: unknown[]; parameters?: Array<{ name: string; in: string }>; responses: Record<string, { content?: Record<string, { schema?: { required?: string[] } }> }> };
+type Doc = OpenApiDocument & { openapi: string; info: { version: string }; paths: Record<string, Record<string, Operation>>; components: { securitySchemes: Record<string, unknown> } };
+
+describe('the OpenAPI contract', () => {
+  let t: TestDatabase;
+  let app: FastifyInstance;
+  let doc: Doc;
+  let dir: string;
+
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    app = await buildTestApp(t);
+    doc = (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).json() as Doc;
+    dir = mkdtempSync(path.join(tmpdir(), 'jobledger-openapi-'));
+  });
+  afterAll(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    await app.close();
+    await t.drop();
+  });
+
+  function lint(file: string): { errors: number; warnings: number; output: string } {
+    const run = spawnSync(process.execPath, [REDOCLY, 'lint', file, '--format=json', `--config=${path.join(ROOT, 'redocly.yaml')}`], {
+      encoding: 'utf8',
+      cwd: ROOT,
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+    });
+    const start = run.stdout.indexOf('{');
+    const report = JSON.parse(run.stdout.slice(start)) as { totals: { errors: number; warnings: number }; problems: Array<{ ruleId: string; severity: string; message: string }> };
+    const output = report.problems.map((p) => `${p.severity} ${p.ruleId}: ${p.message}`).join('\n');
+    return { errors: report.totals.errors, warnings: report.totals.warnings, output };
+  }
+
+  it('lints with zero errors under Redocly CLI (recommended rules), as JSON and as YAML', async () => {
+    const json = path.join(dir, 'openapi.json');
+    writeFileSync(json, (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).body);
+    const yaml = path.join(dir, 'openapi.yaml');
+    writeFileSync(yaml, (await app.inject({ method: 'GET', url: '/v1/openapi.yaml' })).body);
+    for (const file of [json, yaml]) {
+      const result = lint(file);
+      expect(result.errors, result.output).toBe(0);
+    }
+  }, 60_000);
+
+  it('is OpenAPI 3.1 with a date as info.version and the bearer security scheme, served identically on four paths', async () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info.version).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(Number.isNaN(Date.parse(doc.info.version))).toBe(false);
+    expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
+    const pub = await app.inject({ method: 'GET', url: '/public/openapi.json' });
+    expect(pub.json()).toEqual(doc);
+    expect(pub.headers['cache-control']).toBe('public, max-age=3600');
+    expect(pub.headers['access-control-allow-origin']).toBe('*');
+    for (const url of ['/v1/openapi.yaml', '/public/openapi.yaml']) {
+      const res = await app.inject({ method: 'GET', url });
+      expect(res.headers['content-type']).toBe('application/yaml; charset=utf-8');
+      expect(parseYaml(res.body)).toEqual(doc);
+    }
+  });
+
+  it('documents every registered route, and every documented route is registered', () => {
+    const registered = app.registeredRoutes
+      // HEAD twins are generated for every GET; OPTIONS * answers CORS preflights.
+      .filter((r) => r.method !== 'HEAD' && r.method !== 'OPTIONS')
+      .map((r) => `${r.method} ${r.url.replace(/:([A-Za-z_]+)/g, '{$1}')}`)
+      .sort();
+    const documented = Object.entries(doc.paths)
+      .flatMap(([p, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${p}`))
+      .sort();
+    expect(documented).toEqual([...new Set(registered)]);
+    expect(documented).toEqual(
+      expect.arrayContaining([
+        'GET /v1/jobs',
+        'GET /v1/jobs/{id}',
+        'GET /v1/companies',
+        'GET /v1/companies/{slug}',
+        'GET /v1/export',
+        'GET /v1/meta/freshness',
+        'GET /public/jobs',
+        'GET /public/companies/{slug}',
+        'GET /public/freshness',
+        'GET /public/coverage',
+        'GET /public/coverage/countries',
+        'GET /public/coverage/employers',
+        'GET /public/stats',
+        'GET /public/status',
+        'GET /public/ai-prompt',
+        'GET /public/openapi.json',
+        'GET /public/openapi.yaml',
+        'GET /v1/openapi.json',
+        'GET /v1/openapi.yaml',
+        'GET /health',
+      ]),
+    );
+  });
+
+  it('marks keyed operations with the bearer scheme, keyless ones with none, and gives every error the error body', () => {
+    const ids = new Set<string>();
+    for (const [p, methods] of Object.entries(doc.paths)) {
+      for (const op of Object.values(methods)) {
+        expect(op.operationId, p).toBeTruthy();
+        expect(ids.has(op.operationId!), `duplicate operationId ${op.operationId}`).toBe(false);
+        ids.add(op.operationId!);
+        const keyed = p.startsWith('/v1/') && !p.startsWith('/v1/openapi');
+        expect(op.security, p).toEqual(keyed ? [{ bearerAuth: [] }] : []);
+        if (keyed) expect(Object.keys(op.responses), p).toContain('401');
+        for (const [status, response] of Object.entries(op.responses)) {
+          if (Number(status) < 400) continue;
+          expect(response.content?.['application/json']?.schema?.required, `${p} ${status}`).toEqual(['error', 'message', 'docs']);
+        }
+      }
+    }
+  });
+
+  it('validates responses: conforming ones pass, broken ones are caught', () => {
+    const contract = new Contract(doc);
+    const json = { 'content-type': 'application/json; charset=utf-8' };
+    const good = { data: [], has_more: false, limit: 25, offset: 0, next_cursor: null };
+    expect(contract.problems('GET', '/v1/companies?limit=25', { statusCode: 200, headers: json, body: JSON.stringify(good) })).toEqual([]);
+    // A required field missing, a wrong type, an undocumented status, a wrong media type, an unknown path.
+    expect(contract.problems('GET', '/v1/companies', { statusCode: 200, headers: json, body: JSON.stringify({ ...good, has_more: undefined }) })[0]).toContain('has_more');
+    expect(contract.problems('GET', '/v1/companies', { statusCode: 200, headers: json, body: JSON.stringify({ ...good, offset: 'zero' }) })[0]).toContain('offset');
+    expect(contract.problems('GET', '/v1/companies', { statusCode: 418, headers: json, body: '{}' })[0]).toContain('status 418 is not documented');
+    expect(contract.problems('GET', '/v1/companies', { statusCode: 200, headers: { 'content-type': 'text/html' }, body: '<p>' })[0]).toContain('content type');
+    expect(contract.problems('GET', '/v1/nothing', { statusCode: 200, headers: json, body: '{}' })[0]).toContain('not in the OpenAPI document');
+    const error = { error: 'not_found', message: 'No such resource.', docs: 'x' };
+    expect(contract.problems('GET', '/v1/nothing', { statusCode: 404, headers: json, body: JSON.stringify(error) })).toEqual([]);
+    // NDJSON bodies are checked line by line.
+    const ndjson = { 'content-type': 'application/x-ndjson; charset=utf-8' };
+    const end = JSON.stringify({ complete: true, count: 0, after: null });
+    expect(contract.problems('GET', '/v1/export', { statusCode: 200, headers: ndjson, body: `${end}\n` })).toEqual([]);
+    expect(contract.problems('GET', '/v1/export', { statusCode: 200, headers: ndjson, body: `{"id":"x"}\n${end}\n` })[0]).toContain('line 1');
+    // A 301 is documented without content.
+    expect(contract.problems('GET', '/v1/companies/old', { statusCode: 301, headers: {}, body: '' })).toEqual([]);
+  });
+});

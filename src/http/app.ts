@@ -15,6 +15,7 @@ import { requireApiKey } from './plugins/auth.ts';
 import { parseQueryString } from './query-string.ts';
 import { UNMETERED, type RecordMeter } from './record-meter.ts';
 import { keyedJobRoutes, keylessJobRoutes } from './routes/jobs.ts';
+import { syncRoutes } from './routes/sync.ts';
 import { systemRoutes } from './routes/system.ts';
 
 export interface AppOptions {
@@ -80,6 +81,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API_KEY> (also bearer/BEARER, or the bare key).' } } },
       tags: [
         { name: 'jobs', description: 'Keyed job listings' },
+        { name: 'sync', description: 'Staying in sync: change feed, closure feed, closed rows' },
         { name: 'public', description: 'Keyless read-only mirror' },
         { name: 'system', description: 'Liveness and contract' },
       ],
@@ -99,6 +101,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     async (v1) => {
       v1.addHook('onRequest', requireApiKey(ctx));
       await v1.register(keyedJobRoutes(ctx));
+      await v1.register(syncRoutes(ctx));
     },
     { prefix: '/v1' },
   );

@@ -5,21 +5,24 @@
  * - Scheduling: every `tickSeconds`, each worker queues the targets that are due (enabled, their
  *   `interval_seconds` passed since the last attempt, not leased) as jobs of one pg-boss queue, and
  *   sweeps rows whose source's close date has passed. Several workers may tick at once: the queue's
- *   `stately` policy with the target id as `singletonKey` keeps one queued and one active job per
- *   target, so a target is queued once however many workers tick.
+ *   `exclusive` policy with the target id as `singletonKey` allows one job per target that is queued
+ *   or active, so a target is queued once however many workers tick.
  * - One target never crawled twice at once: besides that policy, every crawl runs under the target's
  *   crawl lease (`crawl_targets.lease_owner`, see `acquireCrawlLease`), which also covers a
  *   `jobledger ingest` started by hand. A queued job whose target was crawled meanwhile (not due any
  *   more) does nothing.
  * - Bounded concurrency: `concurrency` crawls at once in this process (pg-boss `localConcurrency`),
- *   and at most `perHost` crawls at once against one upstream host across every worker (each job's
- *   pg-boss group is the host of its board URL; `groupConcurrency` is enforced in the database).
+ *   and at most `perHost` crawls at once against one upstream host across every worker. Each job's
+ *   pg-boss group is the host of its board URL and `groupConcurrency` keeps most excess jobs queued,
+ *   but pg-boss counts active jobs without a lock (two workers fetching at the same instant can both
+ *   pass), so the bound itself is a per-host slot held as a PostgreSQL advisory lock for the crawl
+ *   (`withHostSlot`).
  * - Conditional requests (`ETag`/`If-Modified-Since`) come from the connectors; failures are retried
  *   at the next interval, never inside the queue (a failed crawl closes nothing either way).
  */
 import { PgBoss } from 'pg-boss';
 import type { CrawlTargetRow } from '../store/schema.ts';
-import { dueTargets, toCrawlTarget } from '../store/crawl-targets.ts';
+import { dueTargets, toCrawlTarget, withHostSlot } from '../store/crawl-targets.ts';
 import { sweepUpstreamClosures } from '../store/ledger.ts';
 import { crawlTarget, DEFAULT_LEASE_SECONDS, loadProviders, type CrawlReport, type PipelineDeps } from './pipeline.ts';
 
@@ -36,7 +39,10 @@ export interface CrawlJobData {
 export interface CrawlWorkerOptions {
   /** The ledger's PostgreSQL; pg-boss keeps its queue there (schema {@link PGBOSS_SCHEMA}). */
   connectionString: string;
-  /** The pipeline every crawl runs through (its `db` should allow long statements). */
+  /**
+   * The pipeline every crawl runs through. Its `db` should allow long statements and hold at least
+   * `2 × concurrency + 1` connections (each running crawl keeps one for its host slot).
+   */
   deps: PipelineDeps;
   /** Crawls at once in this process. */
   concurrency: number;
@@ -89,7 +95,7 @@ export async function startCrawlWorker(options: CrawlWorkerOptions): Promise<Cra
   const boss = new PgBoss({ connectionString: options.connectionString, schema: PGBOSS_SCHEMA, application_name: 'jobledger-worker', max: 3, schedule: false });
   boss.on('error', (error: unknown) => log.error({ err: error }, 'job queue error'));
   await boss.start();
-  await boss.createQueue(CRAWL_QUEUE, { policy: 'stately', retryLimit: 0, expireInSeconds: deps.leaseSeconds ?? DEFAULT_LEASE_SECONDS });
+  await boss.createQueue(CRAWL_QUEUE, { policy: 'exclusive', retryLimit: 0, expireInSeconds: deps.leaseSeconds ?? DEFAULT_LEASE_SECONDS });
 
   let providers = await loadProviders(deps.db);
   await boss.work<CrawlJobData>(
@@ -99,7 +105,7 @@ export async function startCrawlWorker(options: CrawlWorkerOptions): Promise<Cra
       for (const job of jobs) {
         const row = await deps.db.selectFrom('crawl_targets').selectAll().where('id', '=', job.data.targetId).executeTakeFirst();
         if (!row) continue;
-        const report = await crawlTarget(deps, providers, row, { onlyIfDue: true });
+        const report = await withHostSlot(deps.db, crawlHost(deps, row), options.perHost, () => crawlTarget(deps, providers, row, { onlyIfDue: true }));
         options.onReport?.(report);
       }
     },

@@ -34,7 +34,7 @@ export interface RunningWorker {
 export async function startWorker(config: Config, log: Logger, database: Database, sources: WorkerSources): Promise<RunningWorker> {
   const ingest = connect(database.connectionString, {
     statementTimeoutMs: INGEST_STATEMENT_TIMEOUT_MS,
-    maxConnections: config.worker.concurrency + 2,
+    maxConnections: 2 * config.worker.concurrency + 2,
     applicationName: 'jobledger-worker',
   });
   const fetcher = createFetcher(sources.fetch, log.child({ component: 'fetcher' }));

@@ -104,6 +104,34 @@ export async function dueTargets(db: Kysely<DB>): Promise<CrawlTargetRow[]> {
     .execute();
 }
 
+/** Advisory-lock namespace of per-host crawl slots (any process of this service uses the same one). */
+const HOST_SLOT_LOCK_SPACE = 4_711_002;
+
+/**
+ * Run `fn` while holding one of `slots` crawl slots of `host`, across every process on this database:
+ * a PostgreSQL session advisory lock on (host, slot) held by a dedicated connection for the duration,
+ * so a process that dies frees its slot with its connection. Waits (polling every `pollMs`) while all
+ * slots are taken.
+ */
+export async function withHostSlot<T>(db: Kysely<DB>, host: string, slots: number, fn: () => Promise<T>, pollMs = 200): Promise<T> {
+  return db.connection().execute(async (conn) => {
+    for (;;) {
+      for (let slot = 0; slot < slots; slot++) {
+        const key = `${host}#${slot}`;
+        const { rows } = await sql<{ ok: boolean }>`SELECT pg_try_advisory_lock(${HOST_SLOT_LOCK_SPACE}, hashtext(${key})) AS ok`.execute(conn);
+        if (rows[0]?.ok) {
+          try {
+            return await fn();
+          } finally {
+            await sql`SELECT pg_advisory_unlock(${HOST_SLOT_LOCK_SPACE}, hashtext(${key}))`.execute(conn);
+          }
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
+    }
+  });
+}
+
 /** The connector's view of a stored target. */
 export function toCrawlTarget(row: CrawlTargetRow): CrawlTarget {
   return {

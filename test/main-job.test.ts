@@ -91,6 +91,11 @@ describe('npm start on a fresh data directory', () => {
     } while (cursor);
     expect(rows).toBeGreaterThanOrEqual(2000);
     expect(logLine(first.output(), 'jobledger is serving').served).toBe(rows);
+    // The crawl worker runs inside serve, and the demo key (plan scale) follows the change feed.
+    expect(logLine(first.output(), 'crawl worker started')).toMatchObject({ concurrency: 4, perHost: 2 });
+    const feed = await fetch(`${base}/v1/changes?since=1970-01-01T00:00:00Z&limit=5000`, { headers: { Authorization: `Bearer ${key}` } });
+    expect(feed.status).toBe(200);
+    expect(((await feed.json()) as { count: number }).count).toBe(rows);
 
     first.child.kill('SIGTERM');
     expect(await first.exited).toBe(0);

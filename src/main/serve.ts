@@ -58,6 +58,8 @@ export async function serve(options: ServeOptions): Promise<void> {
 
     const app = await buildApp({ db: database.db, log, docsUrl: config.docsUrl, cursorSecret: await cursorSecret(database.db) });
     await app.listen({ port: config.port, host: config.host });
+    // The worker recrawls every target on its interval (the demo's from the replay server).
+    if (options.worker ?? config.worker.inServe) worker = await startWorker(config, log, database, sources);
     const served = await database.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('served', '=', true).executeTakeFirstOrThrow();
     log.info({ url: `http://localhost:${config.port}`, served: served.n }, 'jobledger is serving');
 
@@ -66,9 +68,6 @@ export async function serve(options: ServeOptions): Promise<void> {
       if (key) printDemoKey(key.secret, config.port);
       else log.info('the local demo key was created on the first run; make another with `npx jobledger keys create --plan scale`');
     }
-
-    // The worker recrawls every target on its interval (the demo's from the replay server).
-    if (options.worker ?? config.worker.inServe) worker = await startWorker(config, log, database, sources);
 
     onShutdownSignal(log, async () => {
       await app.close();

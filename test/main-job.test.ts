@@ -103,7 +103,9 @@ describe('npm start on a fresh data directory', () => {
 
     const second = await start(env);
     const again = logLine(second.output(), 'import finished');
-    expect(again).toMatchObject({ targets: 65, failed: 0, notModified: 65, created: 0, updated: 0 });
+    // Every board with postings answers 304; the two empty recorded boards are fetched again (an empty
+    // answer's validators are not kept, so a 304 never stands for "still empty") and change nothing.
+    expect(again).toMatchObject({ targets: 65, failed: 0, notModified: 63, postings: 0, created: 0, updated: 0, closed: 0 });
     expect(second.output()).not.toMatch(/Bearer jl_/);
     expect(logLine(second.output(), 'jobledger is serving').served).toBe(rows);
     second.child.kill('SIGINT');

@@ -34,6 +34,23 @@ describe('the sync surfaces', () => {
   const get = (url: string, key: CreatedKey = growth) => app.inject({ method: 'GET', url, headers: bearer(key) });
   const closedServable = () => t.db.selectFrom('jobs').where('status', '=', 'closed').where('withheld_kind', 'is', null).where('poster_type', 'is', null);
 
+  it('are in the live OpenAPI contract with their parameters and the 403', async () => {
+    const doc = (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).json() as {
+      paths: Record<string, { get: { operationId: string; parameters: Array<{ name: string }>; responses: Record<string, unknown> } }>;
+    };
+    const expected: Record<string, [string, string[]]> = {
+      '/v1/changes': ['listChanges', ['since', 'limit']],
+      '/v1/jobs/expired': ['listExpiredJobs', ['since', 'limit']],
+      '/v1/jobs/closed': ['listClosedJobs', ['closed_after', 'closed_before', 'closed_reason', 'cursor', 'limit', 'country', 'provider']],
+    };
+    for (const [path, [operationId, params]] of Object.entries(expected)) {
+      const op = doc.paths[path]!.get;
+      expect(op.operationId).toBe(operationId);
+      expect(op.parameters.map((p) => p.name)).toEqual(expect.arrayContaining(params));
+      expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '403', '422']));
+    }
+  });
+
   describe('entitlements', () => {
     for (const url of ['/v1/changes?since=2026-01-01T00:00:00Z', '/v1/jobs/expired?since=2026-01-01T00:00:00Z']) {
       it(`refuses ${url.split('?')[0]} without delta_feed: 403 upgrade_required naming the feature`, async () => {

@@ -9,7 +9,8 @@
 -- shared by every write of one transaction (see docs/architecture.md, "The change feed").
 --
 -- The stamps are applied by triggers, so no writer can forget them: `change_events.published_at`
--- on insert, and `jobs.closed_at` whenever a row enters `closed`.
+-- on insert, and `jobs.closed_at` whenever a row enters `closed`. Writers run at READ COMMITTED (the
+-- default): a writer that waited for the clock re-reads the committed stamp and goes past it.
 
 CREATE TABLE change_feed_clock (
   singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),

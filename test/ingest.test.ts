@@ -1,12 +1,13 @@
 /**
- * Ingestion through the real HTTP path: re-imports change nothing, and a failed crawl changes nothing
- * (spec: What the service does; issue acceptance "A connector that receives a 500, a timeout, an HTML
- * error page, or an empty board changes nothing in the ledger").
+ * Ingestion through the real HTTP path: re-imports change nothing, and a failed crawl changes and
+ * closes nothing (spec: What the service does; issue acceptance "A failed crawl (500, timeout, HTML
+ * page, empty board, truncated JSON) closes nothing: a test per case").
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CrawlTargetRow } from '../src/store/schema.ts';
 import { replayPipeline, type ReplayPipeline } from './helpers/corpus.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import { ashbyPayload } from './helpers/postings.ts';
 
 async function snapshot(t: TestDatabase) {
   const jobs = await t.db
@@ -71,19 +72,41 @@ describe('ingestion', () => {
     expect(after.jobs.map(({ last_verified_at: _, ...rest }) => rest)).toEqual(before.jobs.map(({ last_verified_at: _, ...rest }) => rest));
   });
 
-  describe('a crawl that fails changes nothing in the ledger', () => {
-    const cases: Array<[string, Parameters<ReplayPipeline['replay']['override']>[1], string]> = [
+  describe('a crawl that fails closes nothing, even rows one good crawl away from not_seen', () => {
+    // One posting of the board has already missed a good crawl; with a threshold of two, the next good
+    // crawl without it closes it. Every failure below must leave it (and everything else) alone.
+    let board: CrawlTargetRow;
+    let path: string;
+    let payload: { jobs: Array<{ id: string }> };
+    let missingId: string;
+
+    beforeAll(async () => {
+      board = boards[1]!;
+      path = `/posting-api/job-board/${encodeURIComponent(board.board)}`;
+      payload = ashbyPayload(board.board) as unknown as typeof payload;
+      missingId = payload.jobs[0]!.id;
+      pipeline.deps.absence = { crawls: 2, minSeconds: 0 };
+      pipeline.replay.override(path, { json: { ...payload, jobs: payload.jobs.slice(1) } });
+      const [report] = await pipeline.crawl([board]);
+      pipeline.replay.override(path, null);
+      expect(report!.outcome).toBe('fetched');
+      const row = await t.db.selectFrom('jobs').select(['status', 'missed_crawls']).where('source_posting_id', '=', missingId).executeTakeFirstOrThrow();
+      expect(row).toEqual({ status: 'live', missed_crawls: 1 });
+    });
+    afterAll(() => {
+      pipeline.deps.absence = undefined;
+    });
+
+    const failures: Array<[string, Parameters<ReplayPipeline['replay']['override']>[1], string]> = [
       ['a 500', { status: 500, body: '{"error":"internal"}', headers: { 'content-type': 'application/json' } }, 'http_status'],
       ['a timeout', { status: 200, body: '{"jobs":[]}', delayMs: 4_000 }, 'timeout'],
-      ['an HTML error page', { status: 200, body: '<html><body><h1>Service Unavailable</h1></body></html>', headers: { 'content-type': 'text/html' } }, 'malformed'],
+      ['an HTML page', { status: 200, body: '<!doctype html><html><body><h1>We are down for maintenance</h1></body></html>', headers: { 'content-type': 'text/html' } }, 'malformed'],
       ['truncated JSON', { status: 200, body: '{"jobs":[{"id":"abc","title":"Engi', headers: { 'content-type': 'application/json' } }, 'malformed'],
+      ['a malformed payload', { json: { jobs: 'none', apiVersion: '1' } }, 'malformed'],
       ['a cut connection', { destroySocket: true }, 'network'],
     ];
-
-    for (const [name, response, kind] of cases) {
+    for (const [name, response, kind] of failures) {
       it(`on ${name}`, async () => {
-        const board = boards[0]!;
-        const path = `/posting-api/job-board/${encodeURIComponent(board.board)}`;
         await t.db.updateTable('crawl_targets').set({ etag: null, last_modified: null }).execute();
         const before = await snapshot(t);
         pipeline.replay.override(path, response);
@@ -95,15 +118,15 @@ describe('ingestion', () => {
           pipeline.replay.override(path, null);
         }
         expect(await snapshot(t)).toEqual(before);
+        const row = await t.db.selectFrom('jobs').select(['status', 'missed_crawls']).where('source_posting_id', '=', missingId).executeTakeFirstOrThrow();
+        expect(row).toEqual({ status: 'live', missed_crawls: 1 });
         const target = await t.db.selectFrom('crawl_targets').select(['last_error', 'consecutive_failures']).where('id', '=', board.id).executeTakeFirstOrThrow();
         expect(target.last_error).toBeTruthy();
         expect(target.consecutive_failures).toBeGreaterThan(0);
       });
     }
 
-    it('on an empty board: an answer, but no evidence', async () => {
-      const board = boards[0]!;
-      const path = `/posting-api/job-board/${encodeURIComponent(board.board)}`;
+    it('on an empty board', async () => {
       const before = await snapshot(t);
       pipeline.replay.override(path, { json: { jobs: [], apiVersion: '1' } });
       try {
@@ -113,6 +136,21 @@ describe('ingestion', () => {
         pipeline.replay.override(path, null);
       }
       expect(await snapshot(t)).toEqual(before);
+      // Its validators are not kept, so no later 304 can stand for "still empty".
+      const target = await t.db.selectFrom('crawl_targets').select('etag').where('id', '=', board.id).executeTakeFirstOrThrow();
+      expect(target.etag).toBeNull();
+    });
+
+    it('while a good crawl without the posting does close it (the control)', async () => {
+      pipeline.replay.override(path, { json: { ...payload, jobs: payload.jobs.slice(1) } });
+      try {
+        const [report] = await pipeline.crawl([board]);
+        expect(report!.outcome === 'fetched' && report!.counts.notSeen).toBe(1);
+      } finally {
+        pipeline.replay.override(path, null);
+      }
+      const row = await t.db.selectFrom('jobs').select(['status', 'closed_reason']).where('source_posting_id', '=', missingId).executeTakeFirstOrThrow();
+      expect(row).toEqual({ status: 'closed', closed_reason: 'not_seen' });
     });
   });
 });

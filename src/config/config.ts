@@ -38,6 +38,23 @@ export interface Config {
   keylessBurst: number;
   /** Seconds between refreshes of the report snapshots (freshness, coverage, stats). */
   reportRefreshSeconds: number;
+  /** The crawl worker. */
+  worker: WorkerConfig;
+  /** When absence from good crawls closes a row as not_seen. */
+  absence: { crawls: number; minSeconds: number };
+}
+
+export interface WorkerConfig {
+  /** Run the worker inside `jobledger serve` (turn off when separate `jobledger worker` processes run). */
+  inServe: boolean;
+  /** Crawls at once per worker process. */
+  concurrency: number;
+  /** Crawls at once against one upstream host, across all workers. */
+  perHost: number;
+  /** Seconds between scheduling passes. */
+  tickSeconds: number;
+  /** Posting URLs probed (404/410 proves a vacancy dead) after one crawl, at most. */
+  probeLimit: number;
 }
 
 export interface FetchConfig {
@@ -103,6 +120,13 @@ export const SETTINGS: readonly Setting[] = [
     default: '900',
     description: 'Seconds between refreshes of the report snapshots (freshness, coverage, stats); a snapshot older than twice this is reported stale.',
   },
+  { env: 'JOBLEDGER_SERVE_WORKER', default: 'true', description: 'Run the crawl worker inside `jobledger serve` (true/false). Set false when separate `jobledger worker` processes run.' },
+  { env: 'JOBLEDGER_WORKER_CONCURRENCY', default: '4', description: 'Crawls at once in one worker process.' },
+  { env: 'JOBLEDGER_WORKER_PER_HOST', default: '2', description: 'Crawls at once against one upstream host, across all worker processes.' },
+  { env: 'JOBLEDGER_WORKER_TICK_SECONDS', default: '30', description: 'Seconds between the worker\'s scheduling passes (queue due targets, close rows past their close date).' },
+  { env: 'JOBLEDGER_NOT_SEEN_CRAWLS', default: '3', description: 'Consecutive good crawls of a board without a posting before it closes as not_seen.' },
+  { env: 'JOBLEDGER_NOT_SEEN_MIN_HOURS', default: '24', description: 'And at least this many hours since the posting was last seen at its source.' },
+  { env: 'JOBLEDGER_PROBE_LIMIT', default: '10', description: 'Posting URLs probed after one crawl (rows the board stopped listing; a 404 or 410 closes them as expired_upstream). 0 turns probing off.' },
   { env: 'JOBLEDGER_FETCH_TIMEOUT_MS', default: '30000', description: 'Time limit of one upstream request, in milliseconds.' },
   { env: 'JOBLEDGER_FETCH_MAX_BYTES', default: '67108864', description: 'Largest upstream response accepted, in bytes (64 MiB).' },
   { env: 'JOBLEDGER_FETCH_RETRIES', default: '3', description: 'Retries on 429, 5xx and network errors, with exponential backoff.' },
@@ -156,6 +180,13 @@ function url(env: NodeJS.ProcessEnv, name: string): string {
   return raw.replace(/\/+$/, '');
 }
 
+function boolean(env: NodeJS.ProcessEnv, name: string): boolean {
+  const raw = (read(env, name) ?? '').trim().toLowerCase();
+  if (raw === 'true' || raw === '1' || raw === 'yes') return true;
+  if (raw === 'false' || raw === '0' || raw === 'no') return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
 /**
  * Parse the environment into a {@link Config}.
  * @throws ConfigError naming the variable when a value is malformed.
@@ -196,6 +227,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     trustProxyHops: integer(env, 'JOBLEDGER_TRUST_PROXY_HOPS', 0, 10),
     keylessBurst: integer(env, 'JOBLEDGER_KEYLESS_BURST', 0, 100_000),
     reportRefreshSeconds: integer(env, 'JOBLEDGER_REPORT_REFRESH_SECONDS', 10, 86_400),
+    worker: {
+      inServe: boolean(env, 'JOBLEDGER_SERVE_WORKER'),
+      concurrency: integer(env, 'JOBLEDGER_WORKER_CONCURRENCY', 1, 64),
+      perHost: integer(env, 'JOBLEDGER_WORKER_PER_HOST', 1, 64),
+      tickSeconds: integer(env, 'JOBLEDGER_WORKER_TICK_SECONDS', 1, 86_400),
+      probeLimit: integer(env, 'JOBLEDGER_PROBE_LIMIT', 0, 1000),
+    },
+    absence: {
+      crawls: integer(env, 'JOBLEDGER_NOT_SEEN_CRAWLS', 1, 1000),
+      minSeconds: integer(env, 'JOBLEDGER_NOT_SEEN_MIN_HOURS', 0, 24 * 365) * 3600,
+    },
     fetch: {
       timeoutMs: integer(env, 'JOBLEDGER_FETCH_TIMEOUT_MS', 100, 600_000),
       maxBytes: integer(env, 'JOBLEDGER_FETCH_MAX_BYTES', 1024, 1024 * 1024 * 1024),

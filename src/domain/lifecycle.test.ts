@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decideTransition, type LedgerState, type Sighting } from './lifecycle.ts';
+import { decideAbsence, decideTransition, DEFAULT_ABSENCE_POLICY, type LedgerState, type Sighting } from './lifecycle.ts';
 
 const now = new Date('2026-11-22T12:00:00Z');
 const live: Sighting = { contentHash: 'a', verdict: { verdict: 'live' }, posterTyped: false };
@@ -47,5 +47,25 @@ describe('job status transitions', () => {
     expect(decideTransition(closed, { ...live, upstreamClosesAt: new Date('2026-01-01T00:00:00Z') }, now)).toEqual({ kind: 'stay_closed', contentChanged: false });
     const notSeen: LedgerState = { ...closed, closedReason: 'not_seen' };
     expect(decideTransition(notSeen, live, now)).toEqual({ kind: 'update', withheldKind: null, reopen: true, event: 'updated' });
+  });
+});
+
+describe('absence from good crawls (not_seen)', () => {
+  const policy = { crawls: 3, minSeconds: 24 * 3600 };
+  const seen = new Date('2026-11-20T12:00:00Z');
+
+  it('keeps a row until it has missed enough good crawls', () => {
+    expect(decideAbsence(1, seen, now, policy)).toBe('keep');
+    expect(decideAbsence(2, seen, now, policy)).toBe('keep');
+    expect(decideAbsence(3, seen, now, policy)).toBe('close_not_seen');
+  });
+
+  it('and until enough time has passed since it was last seen', () => {
+    expect(decideAbsence(5, new Date(now.getTime() - 3600_000), now, policy)).toBe('keep');
+    expect(decideAbsence(5, new Date(now.getTime() - 24 * 3600_000), now, policy)).toBe('close_not_seen');
+  });
+
+  it('has documented defaults: three good crawls and a day', () => {
+    expect(DEFAULT_ABSENCE_POLICY).toEqual({ crawls: 3, minSeconds: 86_400 });
   });
 });

@@ -79,3 +79,27 @@ export function decideTransition(existing: LedgerState | undefined, sighting: Si
   if (!contentChanged && !withholdingChanged && existing.served === servedNext) return { kind: 'verify' };
   return { kind: 'update', withheldKind, reopen: false, event };
 }
+
+/**
+ * When absence from a board becomes a closure (spec: "vacancy stops appearing at its source" →
+ * `not_seen`; the spec leaves the thresholds "not shown"). Both conditions must hold.
+ */
+export interface AbsencePolicy {
+  /** Consecutive good crawls of the row's board that did not list it (config `JOBLEDGER_NOT_SEEN_CRAWLS`). */
+  crawls: number;
+  /** Seconds since the row was last seen at its source (config `JOBLEDGER_NOT_SEEN_MIN_HOURS` × 3600). */
+  minSeconds: number;
+}
+
+/** Defaults: three good crawls in a row without the posting, and a day since it was last seen. */
+export const DEFAULT_ABSENCE_POLICY: AbsencePolicy = { crawls: 3, minSeconds: 24 * 3600 };
+
+/**
+ * Decide what one more good crawl without the posting means. `missedCrawls` counts this crawl
+ * already; `lastSeenAt` is the row's last sighting (`last_verified_at`). Pure.
+ * Only good crawls count: a failed crawl or an empty board never reaches this decision.
+ */
+export function decideAbsence(missedCrawls: number, lastSeenAt: Date, now: Date, policy: AbsencePolicy): 'keep' | 'close_not_seen' {
+  const goneFor = (now.getTime() - lastSeenAt.getTime()) / 1000;
+  return missedCrawls >= policy.crawls && goneFor >= policy.minSeconds ? 'close_not_seen' : 'keep';
+}

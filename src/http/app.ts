@@ -28,6 +28,7 @@ import { keyedJobRoutes, keylessJobRoutes } from './routes/jobs.ts';
 import { meRoutes } from './routes/me.ts';
 import { planRoutes } from './routes/plans.ts';
 import { keyedReportRoutes, keylessReportRoutes } from './routes/reports.ts';
+import { syncRoutes } from './routes/sync.ts';
 import { systemRoutes } from './routes/system.ts';
 
 export interface AppOptions {
@@ -146,6 +147,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         { name: 'companies', description: 'Keyed employer directory' },
         { name: 'export', description: 'Keyed bulk export (bulk_export entitlement)' },
         { name: 'meta', description: 'Keyed reports and vocabularies' },
+        { name: 'sync', description: 'Staying in sync: change feed, closure feed, closed rows' },
         { name: 'public', description: 'Keyless read-only mirror' },
         { name: 'system', description: 'Liveness, readiness and the contract' },
       ],
@@ -177,6 +179,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await v1.register(keyedCompanyRoutes(ctx));
       await v1.register(exportRoutes(ctx));
       await v1.register(keyedReportRoutes(ctx));
+      await v1.register(syncRoutes(ctx));
     },
     { prefix: '/v1' },
   );

@@ -1,18 +1,23 @@
 /**
- * The ingestion pipeline (ARCHITECTURE "How data flows"): connector fetch and parse → enrich → quality
- * gate → one ledger transaction per board. A crawl that fails at any step before the ledger write
- * changes nothing but the target's crawl bookkeeping.
+ * The ingestion pipeline (ARCHITECTURE "How data flows"): crawl lease → connector fetch and parse →
+ * enrich → quality gate → one ledger transaction per board (with the not_seen absence rule) → probes
+ * of the posting URLs of rows the board stopped listing. A crawl that fails at any step before the
+ * ledger write changes nothing but the target's crawl bookkeeping; an empty board changes nothing.
  */
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { CrawlTarget } from '../domain/crawl-target.ts';
 import { enrichPosting, type ProviderProfile } from '../enrich/enrich.ts';
 import type { FxRates } from '../enrich/fx.ts';
-import { applyCrawl, verifyUnchangedBoard, type CrawlCounts, type LedgerPosting } from '../store/ledger.ts';
-import { recordCrawlRun, toCrawlTarget } from '../store/crawl-targets.ts';
+import { DEFAULT_ABSENCE_POLICY, type AbsencePolicy } from '../domain/lifecycle.ts';
+import { applyCrawl, applyUnchangedBoard, closeProvedDead, missingRowsToProbe, type CrawlCounts, type LedgerPosting } from '../store/ledger.ts';
+import { acquireCrawlLease, recordCrawlRun, releaseCrawlLease, toCrawlTarget } from '../store/crawl-targets.ts';
 import type { CrawlTargetRow, DB } from '../store/schema.ts';
 import { CrawlError, type Connector, type ConnectorId } from './connector.ts';
 import type { Fetcher } from './fetcher.ts';
+import type { PostingProbe } from './posting-probe.ts';
 import { judgePosting } from './quality-gate.ts';
 
 export interface ProviderInfo extends ProviderProfile {
@@ -28,13 +33,46 @@ export interface PipelineDeps {
   log: Logger;
   /** The clock; the real one unless a caller must pin "now" (never a fake in tests of timing). */
   now?: () => Date;
+  /** When absence from a good crawl closes a row as not_seen (default {@link DEFAULT_ABSENCE_POLICY}). */
+  absence?: AbsencePolicy;
+  /** Probe of posting URLs for rows a good crawl did not list; unset: no probing. */
+  probe?: PostingProbe;
+  /** Most posting URLs probed after one crawl (default {@link DEFAULT_PROBE_LIMIT}). */
+  probeLimit?: number;
+  /** Name of this process in crawl leases (default: host, pid and a random tag). */
+  leaseOwner?: string;
+  /** Lifetime of a crawl lease, seconds (default {@link DEFAULT_LEASE_SECONDS}). */
+  leaseSeconds?: number;
+}
+
+/** Posting URLs probed after one crawl, at most: probes are polite, one at a time. */
+export const DEFAULT_PROBE_LIMIT = 10;
+/**
+ * Crawl lease lifetime, seconds: longer than any crawl can take (fetch time limit × retries plus the
+ * ledger write and the probes), short enough that a dead worker's target is picked up again soon.
+ */
+export const DEFAULT_LEASE_SECONDS = 900;
+
+/** A lease-owner name unique to this process. */
+export function processLeaseOwner(): string {
+  return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+}
+const PROCESS_LEASE_OWNER = processLeaseOwner();
+
+/** What the probes after a crawl found. */
+export interface ProbeCounts {
+  probed: number;
+  /** Rows closed because their posting URL answered 404 or 410. */
+  provedDead: number;
 }
 
 /** How one target's crawl ended. */
 export type CrawlReport =
-  | { targetId: string; outcome: 'fetched'; counts: CrawlCounts; skipped: number; ms: number }
-  | { targetId: string; outcome: 'not_modified'; reverified: number; ms: number }
-  | { targetId: string; outcome: 'failed'; errorKind: string; error: string; ms: number };
+  | { targetId: string; outcome: 'fetched'; counts: CrawlCounts; skipped: number; probes: ProbeCounts; ms: number }
+  | { targetId: string; outcome: 'not_modified'; reverified: number; notSeen: number; probes: ProbeCounts; ms: number }
+  | { targetId: string; outcome: 'failed'; errorKind: string; error: string; ms: number }
+  /** Another process holds the target's crawl lease (or, for a queued crawl, it is not due): nothing was done. */
+  | { targetId: string; outcome: 'busy'; ms: number };
 
 /** Load every provider's profile (class, source type, redistribution) keyed by id. */
 export async function loadProviders(db: Kysely<DB>): Promise<Map<string, ProviderInfo>> {
@@ -54,16 +92,35 @@ export async function loadProviders(db: Kysely<DB>): Promise<Map<string, Provide
 }
 
 /**
- * Crawl one target end to end. Never throws for a source's fault: failures come back as a report
- * with `outcome: 'failed'` after being recorded on the target.
+ * Crawl one target end to end under its crawl lease. Never throws for a source's fault: failures come
+ * back as a report with `outcome: 'failed'` after being recorded on the target. With `onlyIfDue`
+ * (the worker), a target that is not due any more is left alone (`busy`).
  */
-export async function crawlTarget(deps: PipelineDeps, providers: Map<string, ProviderInfo>, row: CrawlTargetRow): Promise<CrawlReport> {
+export async function crawlTarget(
+  deps: PipelineDeps,
+  providers: Map<string, ProviderInfo>,
+  row: CrawlTargetRow,
+  options: { onlyIfDue?: boolean } = {},
+): Promise<CrawlReport> {
+  const owner = deps.leaseOwner ?? PROCESS_LEASE_OWNER;
+  const startedMs = Date.now();
+  const leased = await acquireCrawlLease(deps.db, row.id, owner, { ttlSeconds: deps.leaseSeconds ?? DEFAULT_LEASE_SECONDS, onlyIfDue: options.onlyIfDue });
+  if (!leased) return { targetId: row.id, outcome: 'busy', ms: Date.now() - startedMs };
+  try {
+    return await crawlLeased(deps, providers, leased);
+  } finally {
+    await releaseCrawlLease(deps.db, row.id, owner);
+  }
+}
+
+async function crawlLeased(deps: PipelineDeps, providers: Map<string, ProviderInfo>, row: CrawlTargetRow): Promise<CrawlReport> {
   const clock = deps.now ?? (() => new Date());
   const startedAt = clock();
   const target: CrawlTarget = toCrawlTarget(row);
   const log = deps.log.child({ target: target.id });
   const connector = deps.connectors[target.providerId];
   const provider = providers.get(target.providerId);
+  const absence = deps.absence ?? DEFAULT_ABSENCE_POLICY;
   const elapsed = () => clock().getTime() - startedAt.getTime();
 
   const fail = async (errorKind: string, error: string): Promise<CrawlReport> => {
@@ -83,10 +140,23 @@ export async function crawlTarget(deps: PipelineDeps, providers: Map<string, Pro
   }
 
   if (outcome.kind === 'not_modified') {
-    const reverified = await verifyUnchangedBoard(deps.db, target.id, startedAt);
-    await recordCrawlRun(deps.db, { targetId: target.id, startedAt, finishedAt: clock(), outcome: 'not_modified', goodCrawl: true });
-    log.info({ reverified }, 'board not modified since the last crawl');
-    return { targetId: target.id, outcome: 'not_modified', reverified, ms: elapsed() };
+    let unchanged;
+    try {
+      unchanged = await applyUnchangedBoard(deps.db, { targetId: target.id, now: startedAt, absence });
+    } catch (error) {
+      return fail('ledger', (error as Error).message);
+    }
+    const probes = await probeMissing(deps, target.id, clock);
+    await recordCrawlRun(deps.db, {
+      targetId: target.id,
+      startedAt,
+      finishedAt: clock(),
+      outcome: 'not_modified',
+      goodCrawl: true,
+      counts: { unchanged: unchanged.reverified, closed: unchanged.notSeen + probes.provedDead },
+    });
+    log.info({ ...unchanged, ...probes }, 'board not modified since the last crawl');
+    return { targetId: target.id, outcome: 'not_modified', reverified: unchanged.reverified, notSeen: unchanged.notSeen, probes, ms: elapsed() };
   }
 
   let postings: LedgerPosting[];
@@ -107,13 +177,16 @@ export async function crawlTarget(deps: PipelineDeps, providers: Map<string, Pro
     return fail('internal', `enrichment failed: ${(error as Error).message}`);
   }
 
+  // An empty board is an answer, but never evidence: it changes nothing, closes nothing, triggers no
+  // probe and does not count as a good crawl.
+  const good = postings.length > 0;
   let counts: CrawlCounts;
   try {
-    counts = await applyCrawl(deps.db, { targetId: target.id, providerId: provider.id, postings, now: startedAt });
+    counts = await applyCrawl(deps.db, { targetId: target.id, providerId: provider.id, postings, now: startedAt, absence });
   } catch (error) {
     return fail('ledger', (error as Error).message);
   }
-  // An empty board is an answer, but never evidence: it closes nothing and does not count as a good crawl.
+  const probes = good ? await probeMissing(deps, target.id, clock) : { probed: 0, provedDead: 0 };
   await recordCrawlRun(deps.db, {
     targetId: target.id,
     startedAt,
@@ -121,11 +194,26 @@ export async function crawlTarget(deps: PipelineDeps, providers: Map<string, Pro
     outcome: 'fetched',
     etag: outcome.etag,
     lastModified: outcome.lastModified,
-    goodCrawl: postings.length > 0,
-    counts,
+    goodCrawl: good,
+    counts: { ...counts, closed: counts.closed + probes.provedDead },
   });
-  log.info({ ...counts, skipped: outcome.skipped }, 'board crawled');
-  return { targetId: target.id, outcome: 'fetched', counts, skipped: outcome.skipped, ms: elapsed() };
+  log.info({ ...counts, ...probes, skipped: outcome.skipped }, 'board crawled');
+  return { targetId: target.id, outcome: 'fetched', counts, skipped: outcome.skipped, probes, ms: elapsed() };
+}
+
+/**
+ * Probe the posting URLs of live rows the target's last good crawl did not list; close those whose
+ * page answers 404 or 410. One probe at a time, at most `probeLimit` per crawl.
+ */
+async function probeMissing(deps: PipelineDeps, targetId: string, clock: () => Date): Promise<ProbeCounts> {
+  if (!deps.probe) return { probed: 0, provedDead: 0 };
+  const rows = await missingRowsToProbe(deps.db, targetId, deps.probeLimit ?? DEFAULT_PROBE_LIMIT);
+  const dead: string[] = [];
+  for (const row of rows) {
+    if ((await deps.probe.check(row.postingUrl)) === 'gone') dead.push(row.id);
+  }
+  const provedDead = await closeProvedDead(deps.db, dead, clock());
+  return { probed: rows.length, provedDead };
 }
 
 export interface CrawlAllOptions {

@@ -12,6 +12,8 @@
  * | `/v0/postings/:site` | `lever/<site>.json` or `.json.gz` | api.lever.co |
  * | `/abigailhaddad/usajobs_historical/main/tracking/public/data/raw_jobs/:file.json` | `usajobs/<file>.json.gz` | raw.githubusercontent.com |
  *
+ * | `/pages/:host/:path...` | a posting's own public page: 200 with a small HTML page | the posting URL `https://:host/:path...` |
+ *
  * So the demo's USAJOBS base URL is `<replay url>/abigailhaddad/usajobs_historical/main/tracking/public/data/raw_jobs`
  * ({@link ReplayServer.baseUrls} carries all four).
  *
@@ -20,6 +22,11 @@
  * `If-None-Match` (or, without one, an `If-Modified-Since` not older than the file) gets 304. An unknown
  * board gets 404 with a small JSON error body in the spirit of each API (the exact upstream error bodies
  * were not recorded; connectors never read them).
+ *
+ * Posting pages stand in for the pages behind each posting's `postingUrl` (jobs.ashbyhq.com/..., usajobs.gov/...),
+ * which the pipeline probes to prove a vacancy dead: {@link ReplayServer.pageUrl} maps a posting URL to its
+ * stand-in. Nothing about a page was recorded, so every page exists (200) unless a test overrides its path
+ * with a 404 or 410 ({@link ReplayServer.pagePath}).
  *
  * Tests simulate a source's misbehaviour on one path with {@link ReplayServer.override}: any status and
  * body (a 500, an HTML error page, truncated JSON), a JSON value (an empty or malformed board), a delay
@@ -75,6 +82,19 @@ export interface ReplayServer {
    * with `response` from now on; `null` removes the override.
    */
   override(pathname: string, response: ReplayOverride | null): void;
+  /** The URL of the stand-in page of a posting URL (`<url>/pages/<host><path>`), for the posting probe. */
+  pageUrl(postingUrl: string): string;
+  /** The path of that stand-in page, as {@link override} takes it. */
+  pagePath(postingUrl: string): string;
+}
+
+/** Path prefix of the posting pages. */
+export const PAGES_PREFIX = '/pages/';
+
+/** `/pages/<host><path>` of a posting URL. */
+export function postingPagePath(postingUrl: string): string {
+  const url = new URL(postingUrl);
+  return `${PAGES_PREFIX}${url.host}${url.pathname}`;
 }
 
 export interface ReplayServerOptions {
@@ -234,6 +254,10 @@ export async function startReplayServer(options: ReplayServerOptions): Promise<R
       sendJson(req, res, 405, { error: 'method not allowed' });
       return;
     }
+    if (pathname.startsWith(PAGES_PREFIX)) {
+      send(req, res, 200, { 'content-type': 'text/html; charset=utf-8' }, Buffer.from('<!doctype html><title>Posting</title><p>This posting is open.</p>'));
+      return;
+    }
     for (const route of ROUTES) {
       const match = route.pattern.exec(pathname);
       if (!match) continue;
@@ -284,6 +308,8 @@ export async function startReplayServer(options: ReplayServerOptions): Promise<R
     url,
     baseUrls: { ashby: url, greenhouse: url, lever: url, usajobs: `${url}${USAJOBS_REPLAY_PREFIX}` },
     requests,
+    pageUrl: (postingUrl: string) => `${url}${postingPagePath(postingUrl)}`,
+    pagePath: postingPagePath,
     override(pathname: string, response: ReplayOverride | null): void {
       if (response === null) overrides.delete(pathname);
       else overrides.set(pathname, { response, remaining: response.times ?? Number.POSITIVE_INFINITY });

@@ -14,6 +14,7 @@ import { startDemoSources } from './demo.ts';
 import { runImport } from './import.ts';
 import { openRuntime } from './runtime.ts';
 import { INGEST_STATEMENT_TIMEOUT_MS, serve } from './serve.ts';
+import { runWorker } from './worker.ts';
 
 function countryCode(value: string): string {
   if (!/^[A-Za-z]{2}$/.test(value)) throw new InvalidArgumentError('expected an ISO-3166 alpha-2 code such as DE');
@@ -55,8 +56,18 @@ program
   .command('serve')
   .description('Run the API server (PORT, default 8080). Without DATABASE_URL it starts an embedded PostgreSQL in JOBLEDGER_DATA_DIR.')
   .option('--demo', 'first import the bundled real feeds (fixtures/) through a loopback replay server, and create a local key on the first run', false)
+  .option('--no-worker', 'do not run the crawl worker in this process (default: JOBLEDGER_SERVE_WORKER, true); use when `jobledger worker` runs separately')
+  .action(async (options: { demo: boolean; worker: boolean }) => {
+    // commander sets worker=true unless --no-worker was given; only an explicit flag overrides the setting.
+    await serve({ demo: options.demo, worker: options.worker === false ? false : undefined });
+  });
+
+program
+  .command('worker')
+  .description('Run the crawl worker: recrawl every enabled target on its interval, close what the sources prove dead (several may run; a target is never crawled twice at once).')
+  .option('--demo', 'crawl the bundled real feeds from a loopback replay server instead of the real APIs', false)
   .action(async (options: { demo: boolean }) => {
-    await serve({ demo: options.demo });
+    await runWorker({ demo: options.demo });
   });
 
 program
@@ -70,11 +81,13 @@ program
       let baseUrls = rt.config.sources;
       let fetch = rt.config.fetch;
       let closeReplay: (() => Promise<void>) | undefined;
+      let pageUrl: ((postingUrl: string) => string) | undefined;
       let targets;
       if (options.demo) {
         const demo = await startDemoSources(rt.config.fetch);
         closeReplay = () => demo.replay.close();
         baseUrls = demo.replay.baseUrls;
+        pageUrl = demo.replay.pageUrl;
         fetch = demo.fetch;
         targets = await seedBundledTargets(rt.database.db);
         if (options.target) targets = targets.filter((t) => options.target!.includes(t.id));
@@ -84,7 +97,7 @@ program
       if (targets.length === 0) {
         rt.log.warn('no crawl targets: add one with `jobledger targets add`, or run `jobledger ingest --demo`');
       } else {
-        const summary = await runImport(rt.database.db, rt.log, targets, { fetch, baseUrls });
+        const summary = await runImport(rt.database.db, rt.log, targets, { fetch, baseUrls, pageUrl }, { absence: rt.config.absence, probeLimit: rt.config.worker.probeLimit });
         if (summary.failed > 0) process.exitCode = 1;
       }
       await closeReplay?.();

@@ -10,12 +10,16 @@ import { loadFxRates } from '../enrich/fx.ts';
 import { createConnectors } from '../ingest/connectors/index.ts';
 import { createFetcher } from '../ingest/fetcher.ts';
 import { crawlTargets, type CrawlReport } from '../ingest/pipeline.ts';
+import { createPostingProbe } from '../ingest/posting-probe.ts';
+import type { AbsencePolicy } from '../domain/lifecycle.ts';
 import type { CrawlTargetRow, DB } from '../store/schema.ts';
 
 export interface ImportSummary {
   targets: number;
   failed: number;
   notModified: number;
+  /** Targets another process was crawling at the time (their crawl lease was held). */
+  busy: number;
   postings: number;
   created: number;
   updated: number;
@@ -25,16 +29,19 @@ export interface ImportSummary {
 }
 
 export function summarize(reports: CrawlReport[], seconds: number): ImportSummary {
-  const summary: ImportSummary = { targets: reports.length, failed: 0, notModified: 0, postings: 0, created: 0, updated: 0, unchanged: 0, closed: 0, seconds };
+  const summary: ImportSummary = { targets: reports.length, failed: 0, notModified: 0, busy: 0, postings: 0, created: 0, updated: 0, unchanged: 0, closed: 0, seconds };
   for (const r of reports) {
     if (r.outcome === 'failed') summary.failed++;
-    else if (r.outcome === 'not_modified') summary.notModified++;
-    else {
+    else if (r.outcome === 'busy') summary.busy++;
+    else if (r.outcome === 'not_modified') {
+      summary.notModified++;
+      summary.closed += r.notSeen + r.probes.provedDead;
+    } else {
       summary.postings += r.counts.postings;
       summary.created += r.counts.created;
       summary.updated += r.counts.updated;
       summary.unchanged += r.counts.unchanged;
-      summary.closed += r.counts.closed;
+      summary.closed += r.counts.closed + r.probes.provedDead;
     }
   }
   return summary;
@@ -45,11 +52,21 @@ export async function runImport(
   db: Kysely<DB>,
   log: Logger,
   targets: CrawlTargetRow[],
-  sources: { fetch: FetchConfig; baseUrls: SourceBaseUrls },
+  sources: { fetch: FetchConfig; baseUrls: SourceBaseUrls; pageUrl?: (postingUrl: string) => string },
+  lifecycle: { absence: AbsencePolicy; probeLimit: number },
 ): Promise<ImportSummary> {
   const started = Date.now();
   const fetcher = createFetcher(sources.fetch, log.child({ component: 'fetcher' }));
-  const deps = { db, connectors: createConnectors(sources.baseUrls), fetcher, fx: loadFxRates(), log: log.child({ component: 'ingest' }).child({}, { level: 'warn' }) };
+  const deps = {
+    db,
+    connectors: createConnectors(sources.baseUrls),
+    fetcher,
+    fx: loadFxRates(),
+    log: log.child({ component: 'ingest' }).child({}, { level: 'warn' }),
+    absence: lifecycle.absence,
+    probe: lifecycle.probeLimit > 0 ? createPostingProbe(fetcher, { rewrite: sources.pageUrl }) : undefined,
+    probeLimit: lifecycle.probeLimit,
+  };
 
   const bar = process.stderr.isTTY ? new SingleBar({ format: 'importing {bar} {value}/{total} boards | {rows} rows | {board}', hideCursor: true, stream: process.stderr }, Presets.shades_classic) : undefined;
   let rows = 0;
@@ -60,6 +77,7 @@ export async function runImport(
     onProgress: (report, done, total) => {
       if (report.outcome === 'fetched') rows += report.counts.postings;
       if (report.outcome === 'failed') log.warn({ target: report.targetId, errorKind: report.errorKind, error: report.error }, 'board failed; nothing changed for it');
+      if (report.outcome === 'busy') log.warn({ target: report.targetId }, 'board is being crawled by another process; skipped');
       if (bar) bar.update(done, { rows, board: report.targetId });
       else if (done === total || done - lastLogged >= Math.max(1, Math.ceil(total / 10))) {
         lastLogged = done;

@@ -8,6 +8,9 @@ import { openDatabase, type Database } from '../store/database.ts';
 import { migrate } from '../store/migrate.ts';
 import { createLogger } from './logger.ts';
 
+/** Statement timeout of the ingestion pools: crawls write whole boards, well past the API's 10 s. */
+export const INGEST_STATEMENT_TIMEOUT_MS = 120_000;
+
 export interface Runtime {
   config: Config;
   log: Logger;

@@ -13,13 +13,15 @@ import { cursorSecret } from '../store/settings.ts';
 import { seedBundledTargets } from '../ingest/bundled-feeds.ts';
 import { DEMO_KEY_PLAN, ensureDemoKey, startDemoSources } from './demo.ts';
 import { runImport } from './import.ts';
-import { onShutdownSignal, openRuntime } from './runtime.ts';
+import { INGEST_STATEMENT_TIMEOUT_MS, onShutdownSignal, openRuntime } from './runtime.ts';
+import { startWorker, type RunningWorker, type WorkerSources } from './worker.ts';
 
-/** Statement timeout of the ingestion pool: crawls write whole boards, well past the API's 10 s. */
-export const INGEST_STATEMENT_TIMEOUT_MS = 120_000;
+export { INGEST_STATEMENT_TIMEOUT_MS } from './runtime.ts';
 
 export interface ServeOptions {
   demo: boolean;
+  /** Run the crawl worker in this process (default: the JOBLEDGER_SERVE_WORKER setting). */
+  worker?: boolean;
 }
 
 function printDemoKey(secret: string, port: number): void {
@@ -46,15 +48,18 @@ export async function serve(options: ServeOptions): Promise<void> {
   let ingestDb: Kysely<DB> | undefined;
   let redis: Redis | undefined;
   let refresher: ReportRefresher | undefined;
+  let worker: RunningWorker | undefined;
+  let sources: WorkerSources = { fetch: config.fetch, baseUrls: config.sources };
 
   try {
     if (options.demo) {
       const demo = await startDemoSources(config.fetch);
       closeReplay = () => demo.replay.close();
+      sources = { fetch: demo.fetch, baseUrls: demo.replay.baseUrls, pageUrl: demo.replay.pageUrl };
       ingestDb = connect(database.connectionString, { statementTimeoutMs: INGEST_STATEMENT_TIMEOUT_MS, maxConnections: 4, applicationName: 'jobledger-ingest' }).db;
       const targets = await seedBundledTargets(ingestDb);
       log.info({ boards: targets.length }, 'importing the bundled real feeds through the replay server');
-      await runImport(ingestDb, log, targets, { fetch: demo.fetch, baseUrls: demo.replay.baseUrls });
+      await runImport(ingestDb, log, targets, sources, { absence: config.absence, probeLimit: config.worker.probeLimit });
     }
 
     const reports = defaultReportSettings(config.reportRefreshSeconds);
@@ -82,6 +87,8 @@ export async function serve(options: ServeOptions): Promise<void> {
     // Report snapshots are the worker's job (docs/architecture.md); until a separate worker runs them,
     // the API process refreshes them on a timer, on the API pool (each report is one short query set).
     refresher = startReportRefresher(database.db, log, reports);
+    // The worker recrawls every target on its interval (the demo's from the replay server).
+    if (options.worker ?? config.worker.inServe) worker = await startWorker(config, log, database, sources);
     const served = await database.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('served', '=', true).executeTakeFirstOrThrow();
     log.info({ url: `http://localhost:${config.port}`, served: served.n }, 'jobledger is serving');
 
@@ -95,6 +102,7 @@ export async function serve(options: ServeOptions): Promise<void> {
       await refresher?.stop();
       await app.close();
       redis?.disconnect();
+      await worker?.stop();
       await closeReplay?.();
       await ingestDb?.destroy();
       await database.close();
@@ -102,6 +110,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   } catch (error) {
     redis?.disconnect();
     await refresher?.stop().catch(() => undefined);
+    await worker?.stop().catch(() => undefined);
     await closeReplay?.().catch(() => undefined);
     await ingestDb?.destroy().catch(() => undefined);
     await database.close().catch(() => undefined);

@@ -1,7 +1,7 @@
 /**
  * The crawl-target repository: which boards and feeds the worker reads, and how each crawl went.
  */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely, type SqlBool } from 'kysely';
 import type { ConnectorId, CrawlTarget } from '../domain/crawl-target.ts';
 import type { CrawlTargetRow, DB } from './schema.ts';
 
@@ -52,6 +52,86 @@ export async function listTargets(db: Kysely<DB>, options: { enabledOnly?: boole
   return query.execute();
 }
 
+/**
+ * Take the crawl lease of a target: at most one process crawls a target at a time, whichever started
+ * the crawl (the worker, a second worker, `jobledger ingest`). The lease expires by itself after
+ * `ttlSeconds` if its holder dies. With `onlyIfDue`, the lease is taken only when the target is
+ * enabled and its interval has passed since its last attempt (so a crawl queued twice runs once).
+ * Marks the attempt (`last_attempt_at`).
+ * @returns the target's current row (with its newest validators), or undefined when it is leased
+ *   elsewhere, unknown, or (with `onlyIfDue`) not due.
+ */
+export async function acquireCrawlLease(
+  db: Kysely<DB>,
+  targetId: string,
+  owner: string,
+  options: { ttlSeconds: number; onlyIfDue?: boolean },
+): Promise<CrawlTargetRow | undefined> {
+  let query = db
+    .updateTable('crawl_targets')
+    .set({
+      lease_owner: owner,
+      lease_expires_at: sql<Date>`now() + make_interval(secs => ${options.ttlSeconds})`,
+      last_attempt_at: sql<Date>`now()`,
+    })
+    .where('id', '=', targetId)
+    .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<', sql<Date>`now()`)]));
+  if (options.onlyIfDue) {
+    query = query
+      .where('enabled', '=', true)
+      .where((eb) => eb.or([eb('last_attempt_at', 'is', null), sql<SqlBool>`last_attempt_at + make_interval(secs => interval_seconds) <= now()`]));
+  }
+  return query.returningAll().executeTakeFirst();
+}
+
+/** Give a lease back (only if `owner` still holds it). */
+export async function releaseCrawlLease(db: Kysely<DB>, targetId: string, owner: string): Promise<void> {
+  await db.updateTable('crawl_targets').set({ lease_owner: null, lease_expires_at: null }).where('id', '=', targetId).where('lease_owner', '=', owner).execute();
+}
+
+/**
+ * Enabled targets whose interval has passed since their last attempt and that nobody is crawling.
+ */
+export async function dueTargets(db: Kysely<DB>): Promise<CrawlTargetRow[]> {
+  return db
+    .selectFrom('crawl_targets')
+    .selectAll()
+    .where('enabled', '=', true)
+    .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<', sql<Date>`now()`)]))
+    .where((eb) => eb.or([eb('last_attempt_at', 'is', null), sql<SqlBool>`last_attempt_at + make_interval(secs => interval_seconds) <= now()`]))
+    .orderBy(sql`last_attempt_at asc nulls first`)
+    .orderBy('id')
+    .execute();
+}
+
+/** Advisory-lock namespace of per-host crawl slots (any process of this service uses the same one). */
+const HOST_SLOT_LOCK_SPACE = 4_711_002;
+
+/**
+ * Run `fn` while holding one of `slots` crawl slots of `host`, across every process on this database:
+ * a PostgreSQL session advisory lock on (host, slot) held by a dedicated connection for the duration,
+ * so a process that dies frees its slot with its connection. Waits (polling every `pollMs`) while all
+ * slots are taken.
+ */
+export async function withHostSlot<T>(db: Kysely<DB>, host: string, slots: number, fn: () => Promise<T>, pollMs = 200): Promise<T> {
+  return db.connection().execute(async (conn) => {
+    for (;;) {
+      for (let slot = 0; slot < slots; slot++) {
+        const key = `${host}#${slot}`;
+        const { rows } = await sql<{ ok: boolean }>`SELECT pg_try_advisory_lock(${HOST_SLOT_LOCK_SPACE}, hashtext(${key})) AS ok`.execute(conn);
+        if (rows[0]?.ok) {
+          try {
+            return await fn();
+          } finally {
+            await sql`SELECT pg_advisory_unlock(${HOST_SLOT_LOCK_SPACE}, hashtext(${key}))`.execute(conn);
+          }
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
+    }
+  });
+}
+
 /** The connector's view of a stored target. */
 export function toCrawlTarget(row: CrawlTargetRow): CrawlTarget {
   return {
@@ -76,9 +156,9 @@ export interface CrawlRunRecord {
   error?: string;
   etag?: string;
   lastModified?: string;
-  /** A fetched, non-empty board counts as a good crawl for the not_seen rule. */
+  /** A fetched, non-empty board (or a 304 to one) counts as a good crawl for the not_seen rule. */
   goodCrawl: boolean;
-  counts?: { postings: number; created: number; updated: number; unchanged: number; closed: number; withdrawn: number };
+  counts?: { postings?: number; created?: number; updated?: number; unchanged?: number; closed?: number; withdrawn?: number };
 }
 
 /** Record a crawl's outcome on its target and in `crawl_runs`. */
@@ -102,7 +182,11 @@ export async function recordCrawlRun(db: Kysely<DB>, run: CrawlRunRecord): Promi
           last_success_at: run.finishedAt,
           last_error: null,
           consecutive_failures: 0,
-          ...(run.outcome === 'fetched' ? { etag: run.etag ?? null, last_modified: run.lastModified ?? null } : {}),
+          // Validators of an empty answer are dropped: a later 304 must never stand for "still empty",
+          // because the absence rule would read it as one more good crawl without every row.
+          ...(run.outcome === 'fetched'
+            ? { etag: run.goodCrawl ? (run.etag ?? null) : null, last_modified: run.goodCrawl ? (run.lastModified ?? null) : null }
+            : {}),
           ...(run.goodCrawl ? { good_crawls: eb('good_crawls', '+', 1) } : {}),
         }))
         .where('id', '=', run.targetId)

@@ -17,7 +17,7 @@ export type JobViewRow = Omit<JobRow, 'title_tsv' | 'search_tsv' | 'description_
   sort_key_text: string;
 };
 
-/** Every served column of a job row (the read side's select list). */
+/** Every served column of a job row, under the alias `j` (shared by the listing and feed queries). */
 export const JOB_COLUMNS = [
   'j.id',
   'j.slug',
@@ -144,7 +144,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * One row by uuid or slug (spec: GET /v1/jobs/{id}). Only served rows, plus closed rows when
- * `includeClosed`; withheld rows are never returned.
+ * `includeClosed` (those that were not withheld when they closed, as in /v1/jobs/closed); withheld
+ * rows are never returned.
  */
 export async function findJob(db: Kysely<DB>, idOrSlug: string, options: { includeClosed: boolean }): Promise<JobViewRow | undefined> {
   const key = idOrSlug.trim().toLowerCase();
@@ -156,7 +157,7 @@ export async function findJob(db: Kysely<DB>, idOrSlug: string, options: { inclu
     .where(UUID.test(key) ? 'j.id' : 'j.slug', '=', key)
     .where((eb) =>
       options.includeClosed
-        ? eb.or([eb('j.served', '=', true), eb.and([eb('j.status', '=', 'closed'), eb('j.poster_type', 'is', null)])])
+        ? eb.or([eb('j.served', '=', true), eb.and([eb('j.status', '=', 'closed'), eb('j.withheld_kind', 'is', null), eb('j.poster_type', 'is', null)])])
         : eb('j.served', '=', true),
     )
     .executeTakeFirst();

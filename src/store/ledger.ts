@@ -1,17 +1,26 @@
 /**
  * The ledger's write side: applies one successful crawl of one board to the `jobs` table and records
  * the change events, all in one transaction (spec: States and transitions; ARCHITECTURE "ledger upsert
- * in one transaction"). A crawl that failed never reaches this module, so it can change nothing.
+ * in one transaction"); closes rows the source proved dead (posting URL gone, close date passed) or
+ * stopped listing (not_seen). A crawl that failed never reaches this module, so it can change nothing.
+ *
+ * Feed stamps: `change_events.published_at` and `jobs.closed_at` are set by triggers from the
+ * commit-ordered feed clock (migration 004), whatever is written here. The first such write of a
+ * transaction holds the clock until commit, so every transaction here does its other writes first and
+ * its closures and events last, keeping that hold short. Rows are locked in id order up front, so two
+ * writers never wait on each other's rows while one holds the clock.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type { Insertable, Kysely, Transaction, Updateable } from 'kysely';
-import { decideTransition, type LedgerState } from '../domain/lifecycle.ts';
+import { sql, type Insertable, type Kysely, type Transaction } from 'kysely';
+import { decideAbsence, decideTransition, type AbsencePolicy, type LedgerState } from '../domain/lifecycle.ts';
 import type { NormalizedJob } from '../domain/posting.ts';
 import type { QualityVerdict } from '../domain/quality.ts';
 import { jobSlug } from '../domain/slug.ts';
 import type { ChangeKind } from '../domain/vocabulary.ts';
 import { resolveCompany, type CompanyRef } from './companies.ts';
 import type { DB, JobsTable } from './schema.ts';
+
+const NO_COUNTS = { postings: 0, created: 0, updated: 0, unchanged: 0, closed: 0, notSeen: 0, missed: 0, withdrawn: 0, events: 0 } as const;
 
 /** One posting of the crawl, enriched and judged. */
 export interface LedgerPosting {
@@ -23,8 +32,14 @@ export interface ApplyCrawlInput {
   targetId: string;
   providerId: string;
   postings: LedgerPosting[];
-  /** The crawl's instant; every timestamp written by this crawl uses it. */
+  /** The crawl's instant; every timestamp written by this crawl uses it (closures: see the module note). */
   now: Date;
+  /**
+   * Set when `postings` is the board's complete listing from a good crawl: live rows of this target
+   * that it does not list count one more missed crawl, and close as `not_seen` under this policy.
+   * Omit for a partial update (nothing is then inferred from absence).
+   */
+  absence?: AbsencePolicy;
 }
 
 /** What one crawl did to the ledger, for logs, progress and the crawl_runs table. */
@@ -36,8 +51,12 @@ export interface CrawlCounts {
   updated: number;
   /** Existing rows seen again without change (only `last_verified_at` moved). */
   unchanged: number;
-  /** Rows closed by this crawl (expired upstream). */
+  /** Rows closed by this crawl, for any reason (includes `notSeen`). */
   closed: number;
+  /** Rows closed as `not_seen` by this crawl. */
+  notSeen: number;
+  /** Live rows of the board this crawl did not list (closed or not). */
+  missed: number;
   /** Served rows withheld by this crawl. */
   withdrawn: number;
   /** Change events recorded. */
@@ -115,43 +134,68 @@ function companyKey(job: NormalizedJob): string {
 
 const INSERT_CHUNK = 500;
 
+type ChangeRow = { job_id: string; change: ChangeKind };
+
 /**
- * Apply one successful crawl. Postings must be unique by `sourcePostingId`.
- * Absence from the payload is not handled here (the not_seen rule belongs to the lifecycle worker).
- * @throws the database error; the transaction is rolled back and the ledger is unchanged.
+ * Resolve (create if needed) the employer of every posting, each in its own short transaction: a
+ * company row is directory data, not a ledger change, and creating it apart keeps concurrent crawls
+ * from contending on slugs. Keyed for {@link writeCrawl}.
  */
-export async function applyCrawl(db: Kysely<DB>, input: ApplyCrawlInput): Promise<CrawlCounts> {
-  if (input.postings.length === 0) {
-    return { postings: 0, created: 0, updated: 0, unchanged: 0, closed: 0, withdrawn: 0, events: 0 };
-  }
-  // Employers are resolved first, each in its own short transaction: a company row is directory data,
-  // not a ledger change, and creating it apart keeps concurrent crawls from contending on slugs.
+export async function resolveCompanies(db: Kysely<DB>, postings: readonly LedgerPosting[]): Promise<Map<string, CompanyRef>> {
   const companies = new Map<string, CompanyRef>();
-  for (const { job } of input.postings) {
+  for (const { job } of postings) {
     const key = companyKey(job);
     if (!companies.has(key)) {
       companies.set(key, await resolveCompany(db, { name: job.companyName, domain: job.companyDomain, logoUrl: job.companyLogo }));
     }
   }
-  return db.transaction().execute((trx) => applyCrawlIn(trx, input, companies));
+  return companies;
 }
 
-async function applyCrawlIn(trx: Transaction<DB>, input: ApplyCrawlInput, companies: Map<string, CompanyRef>): Promise<CrawlCounts> {
-  const { now, providerId, targetId } = input;
-  const counts: CrawlCounts = { postings: input.postings.length, created: 0, updated: 0, unchanged: 0, closed: 0, withdrawn: 0, events: 0 };
+/**
+ * Apply one successful crawl. Postings must be unique by `sourcePostingId`. An empty payload is
+ * never evidence: it changes nothing.
+ * @throws the database error; the transaction is rolled back and the ledger is unchanged.
+ */
+export async function applyCrawl(db: Kysely<DB>, input: ApplyCrawlInput): Promise<CrawlCounts> {
+  if (input.postings.length === 0) return { ...NO_COUNTS };
+  const companies = await resolveCompanies(db, input.postings);
+  return db.transaction().execute((trx) => writeCrawl(trx, input, companies));
+}
+
+/**
+ * {@link applyCrawl} inside the caller's transaction, with employers already resolved by
+ * {@link resolveCompanies}. The feed stamp is taken by the closing writes at the end, so the caller
+ * should commit soon after this returns.
+ */
+export async function writeCrawl(trx: Transaction<DB>, input: ApplyCrawlInput, companies: Map<string, CompanyRef>): Promise<CrawlCounts> {
+  const { now, providerId, targetId, absence } = input;
+  const counts: CrawlCounts = { ...NO_COUNTS, postings: input.postings.length };
+  if (input.postings.length === 0) return counts;
 
   const ids = input.postings.map((p) => p.job.sourcePostingId);
-  const existingRows = await trx
+  const listed = new Set(ids);
+  // Every row this crawl may write, locked in id order (see the module note).
+  const lockedRows = await trx
     .selectFrom('jobs')
-    .select(['id', 'source_posting_id', 'status', 'closed_reason', 'withheld_kind', 'served', 'content_hash'])
+    .select(['id', 'source_posting_id', 'target_id', 'status', 'closed_reason', 'withheld_kind', 'served', 'content_hash', 'missed_crawls', 'last_verified_at'])
     .where('provider_id', '=', providerId)
-    .where('source_posting_id', '=', (eb) => eb.fn.any(eb.val(ids)))
+    .where((eb) => {
+      const inPayload = eb('source_posting_id', '=', eb.fn.any(eb.val(ids)));
+      return absence ? eb.or([inPayload, eb.and([eb('target_id', '=', targetId), eb('status', '=', 'live')])]) : inPayload;
+    })
+    .orderBy('id')
+    .forUpdate()
     .execute();
-  const existing = new Map(existingRows.map((r) => [r.source_posting_id, r]));
+  const existing = new Map(lockedRows.filter((r) => listed.has(r.source_posting_id)).map((r) => [r.source_posting_id, r]));
+  const absent = lockedRows.filter((r) => !listed.has(r.source_posting_id));
 
-  const inserts: Insertable<JobsTable>[] = [];
+  const liveInserts: Insertable<JobsTable>[] = [];
+  const closedInserts: Insertable<JobsTable>[] = [];
+  const updates: RowWrite[] = [];
+  const closes: RowWrite[] = [];
   const verifyIds: string[] = [];
-  const events: { job_id: string; change: ChangeKind }[] = [];
+  const events: ChangeRow[] = [];
 
   for (const { job, verdict } of input.postings) {
     const company = companies.get(companyKey(job));
@@ -172,7 +216,7 @@ async function applyCrawlIn(trx: Transaction<DB>, input: ApplyCrawlInput, compan
     switch (transition.kind) {
       case 'insert': {
         const id = randomUUID();
-        inserts.push({
+        const values: Insertable<JobsTable> = {
           ...content,
           id,
           slug: jobSlug(job.title, id),
@@ -185,7 +229,8 @@ async function applyCrawlIn(trx: Transaction<DB>, input: ApplyCrawlInput, compan
           closed_at: transition.closedUpstream ? now : null,
           closed_reason: transition.closedUpstream ? 'expired_upstream' : null,
           upstream_expired_at: transition.closedUpstream ? (closesAt ?? null) : null,
-        });
+        };
+        (transition.closedUpstream ? closedInserts : liveInserts).push(values);
         counts.created++;
         if (transition.event) events.push({ job_id: id, change: transition.event });
         break;
@@ -195,34 +240,21 @@ async function applyCrawlIn(trx: Transaction<DB>, input: ApplyCrawlInput, compan
         counts.unchanged++;
         break;
       case 'update': {
-        const set: Updateable<JobsTable> = { ...content, last_verified_at: now, missed_crawls: 0, updated_at: now };
-        if (row!.content_hash !== hash) set.content_changed_at = now;
-        if (transition.reopen) Object.assign(set, { status: 'live', closed_at: null, closed_reason: null, upstream_expired_at: null });
-        await trx.updateTable('jobs').set(set).where('id', '=', row!.id).execute();
+        updates.push({ id: row!.id, content, status: 'live' });
         counts.updated++;
         if (transition.event === 'withdrawn') counts.withdrawn++;
         if (transition.event) events.push({ job_id: row!.id, change: transition.event });
         break;
       }
       case 'close_expired': {
-        const set: Updateable<JobsTable> = {
-          ...content,
-          last_verified_at: now,
-          updated_at: now,
-          status: 'closed',
-          closed_at: now,
-          closed_reason: 'expired_upstream',
-          upstream_expired_at: closesAt ?? now,
-        };
-        if (row!.content_hash !== hash) set.content_changed_at = now;
-        await trx.updateTable('jobs').set(set).where('id', '=', row!.id).execute();
+        closes.push({ id: row!.id, content, status: 'closed', closedReason: 'expired_upstream', upstreamExpiredAt: closesAt ?? now });
         counts.closed++;
         if (transition.event) events.push({ job_id: row!.id, change: transition.event });
         break;
       }
       case 'stay_closed':
         if (transition.contentChanged) {
-          await trx.updateTable('jobs').set({ ...content, last_verified_at: now, content_changed_at: now, updated_at: now }).where('id', '=', row!.id).execute();
+          updates.push({ id: row!.id, content, status: 'closed' });
           counts.updated++;
         } else {
           verifyIds.push(row!.id);
@@ -232,9 +264,21 @@ async function applyCrawlIn(trx: Transaction<DB>, input: ApplyCrawlInput, compan
     }
   }
 
-  for (let i = 0; i < inserts.length; i += INSERT_CHUNK) {
-    await trx.insertInto('jobs').values(inserts.slice(i, i + INSERT_CHUNK)).execute();
+  const missedIds: string[] = [];
+  const notSeen: { id: string; served: boolean }[] = [];
+  if (absence) {
+    for (const row of absent) {
+      counts.missed++;
+      if (decideAbsence(row.missed_crawls + 1, row.last_verified_at, now, absence) === 'close_not_seen') notSeen.push({ id: row.id, served: row.served });
+      else missedIds.push(row.id);
+    }
   }
+
+  // Writes that do not touch the feed clock first.
+  for (let i = 0; i < liveInserts.length; i += INSERT_CHUNK) {
+    await trx.insertInto('jobs').values(liveInserts.slice(i, i + INSERT_CHUNK)).execute();
+  }
+  await writeRows(trx, updates, now);
   if (verifyIds.length > 0) {
     await trx
       .updateTable('jobs')
@@ -242,23 +286,229 @@ async function applyCrawlIn(trx: Transaction<DB>, input: ApplyCrawlInput, compan
       .where('id', '=', (eb) => eb.fn.any(eb.val(verifyIds)))
       .execute();
   }
-  if (events.length > 0) {
-    await trx.insertInto('change_events').values(events).execute();
-    counts.events = events.length;
+  if (missedIds.length > 0) await countMissed(trx, missedIds);
+
+  // Closures and events last: the first of them takes the feed clock until commit.
+  for (let i = 0; i < closedInserts.length; i += INSERT_CHUNK) {
+    await trx.insertInto('jobs').values(closedInserts.slice(i, i + INSERT_CHUNK)).execute();
   }
+  await writeRows(trx, closes, now);
+  if (notSeen.length > 0) {
+    await closeNotSeen(trx, notSeen.map((r) => r.id), now);
+    counts.closed += notSeen.length;
+    counts.notSeen = notSeen.length;
+    for (const r of notSeen) if (r.served) events.push({ job_id: r.id, change: 'delisted' });
+  }
+  counts.events = await recordChanges(trx, events);
   return counts;
 }
 
 /**
- * A 304 answer proves the whole board is exactly as last crawled: every row it listed is re-verified.
- * @returns the number of rows re-verified.
+ * A re-sighting of an existing row: its new content, and the status it ends in. `live`: stays or
+ * becomes live (a reopened row loses its closure fields). `closed`: stays closed (content refreshed,
+ * closure fields kept) or closes now with `closedReason` and `upstreamExpiredAt`.
  */
-export async function verifyUnchangedBoard(db: Kysely<DB>, targetId: string, now: Date): Promise<number> {
-  const result = await db
+interface RowWrite {
+  id: string;
+  content: ContentColumns;
+  status: 'live' | 'closed';
+  closedReason?: 'expired_upstream';
+  upstreamExpiredAt?: Date;
+}
+
+/** Every content column a re-sighting rewrites (the keys of {@link contentColumns}). */
+const CONTENT_COLUMN_NAMES = [
+  'target_id', 'company_id', 'company_name', 'title', 'location', 'country', 'city', 'state', 'remote', 'remote_inferred',
+  'employment_type', 'seniority', 'category', 'category_confidence', 'posted_at', 'upstream_closes_at', 'withheld_kind',
+  'quality_verdict', 'quality_rule_id', 'quality_matched_host', 'poster_type', 'apply_url', 'posting_url', 'source_type',
+  'provider_type', 'has_description', 'description_html', 'description_text', 'salary_min', 'salary_max', 'salary_currency',
+  'salary_period', 'salary_source', 'salary_min_annual_eur', 'field_sources', 'attribution', 'canonical_url', 'content_hash',
+] as const satisfies readonly (keyof ContentColumns)[];
+
+const ROW_WRITE_CHUNK = 500;
+
+/**
+ * Apply re-sightings in one statement per chunk (`UPDATE ... FROM jsonb_populate_recordset(NULL::jobs,
+ * $1)`), not one per row: a board's crawl can rewrite hundreds of rows, and a statement per row costs a
+ * round trip and a plan each. Values are bound as one JSON parameter; column names come from the
+ * constant list above. `last_verified_at` and `updated_at` become `now`, `missed_crawls` 0,
+ * `content_changed_at` moves only when the content hash changed.
+ */
+async function writeRows(trx: Transaction<DB>, rows: readonly RowWrite[], now: Date): Promise<void> {
+  for (let i = 0; i < rows.length; i += ROW_WRITE_CHUNK) {
+    const records = rows.slice(i, i + ROW_WRITE_CHUNK).map((r) => ({
+      ...r.content,
+      field_sources: JSON.parse(r.content.field_sources as string) as unknown,
+      id: r.id,
+      status: r.status,
+      closed_reason: r.closedReason ?? null,
+      upstream_expired_at: r.upstreamExpiredAt ?? null,
+      // Replaced by the feed stamp (trigger) when the row closes now; set so the row is well formed.
+      closed_at: r.status === 'closed' ? now : null,
+    }));
+    const contentSet = sql.join(CONTENT_COLUMN_NAMES.map((c) => sql`${sql.id(c)} = v.${sql.id(c)}`));
+    await sql`
+      UPDATE jobs AS j SET
+        ${contentSet},
+        last_verified_at = ${now},
+        updated_at = ${now},
+        missed_crawls = 0,
+        content_changed_at = CASE WHEN j.content_hash IS DISTINCT FROM v.content_hash THEN ${now}::timestamptz ELSE j.content_changed_at END,
+        status = v.status,
+        closed_at = CASE WHEN v.status = 'live' THEN NULL WHEN j.status = 'closed' THEN j.closed_at ELSE v.closed_at END,
+        closed_reason = CASE WHEN v.status = 'live' THEN NULL WHEN j.status = 'closed' THEN j.closed_reason ELSE v.closed_reason END,
+        upstream_expired_at = CASE WHEN v.status = 'live' THEN NULL WHEN j.status = 'closed' THEN j.upstream_expired_at ELSE v.upstream_expired_at END
+      FROM jsonb_populate_recordset(NULL::jobs, ${JSON.stringify(records)}::jsonb) AS v
+      WHERE j.id = v.id`.execute(trx);
+  }
+}
+
+async function countMissed(trx: Transaction<DB>, ids: string[]): Promise<void> {
+  await trx
     .updateTable('jobs')
-    .set({ last_verified_at: now, missed_crawls: 0 })
+    .set((eb) => ({ missed_crawls: eb('missed_crawls', '+', 1) }))
+    .where('id', '=', (eb) => eb.fn.any(eb.val(ids)))
+    .execute();
+}
+
+async function closeNotSeen(trx: Transaction<DB>, ids: string[], now: Date): Promise<void> {
+  await trx
+    .updateTable('jobs')
+    .set((eb) => ({ status: 'closed', closed_at: now, closed_reason: 'not_seen', missed_crawls: eb('missed_crawls', '+', 1), updated_at: now }))
+    .where('id', '=', (eb) => eb.fn.any(eb.val(ids)))
+    .execute();
+}
+
+/**
+ * Record change events (one per job per transaction: the feed's key is the stamp and the job id).
+ * Their feed stamp comes from the trigger. Returns how many were written.
+ */
+export async function recordChanges(trx: Transaction<DB>, events: readonly ChangeRow[]): Promise<number> {
+  if (events.length === 0) return 0;
+  await trx.insertInto('change_events').values([...events]).execute();
+  return events.length;
+}
+
+/** What an unchanged-board answer did: rows re-verified, and the absence rule applied to the rest. */
+export interface UnchangedBoardCounts {
+  reverified: number;
+  /** Live rows the board (still) does not list. */
+  missed: number;
+  /** Of those, rows closed as `not_seen` now. */
+  notSeen: number;
+  events: number;
+}
+
+/**
+ * A 304 answer proves the whole board is exactly as last crawled: every row it listed is re-verified,
+ * and every live row it did not list has missed one more good crawl (closed as `not_seen` under
+ * `absence`).
+ */
+export async function applyUnchangedBoard(db: Kysely<DB>, input: { targetId: string; now: Date; absence: AbsencePolicy }): Promise<UnchangedBoardCounts> {
+  const { targetId, now, absence } = input;
+  return db.transaction().execute(async (trx) => {
+    const rows = await trx
+      .selectFrom('jobs')
+      .select(['id', 'status', 'served', 'missed_crawls', 'last_verified_at'])
+      .where('target_id', '=', targetId)
+      .where((eb) => eb.or([eb('missed_crawls', '=', 0), eb('status', '=', 'live')]))
+      .orderBy('id')
+      .forUpdate()
+      .execute();
+    const listed = rows.filter((r) => r.missed_crawls === 0).map((r) => r.id);
+    const absent = rows.filter((r) => r.missed_crawls > 0 && r.status === 'live');
+    const notSeen = absent.filter((r) => decideAbsence(r.missed_crawls + 1, r.last_verified_at, now, absence) === 'close_not_seen');
+    const stillMissed = absent.filter((r) => !notSeen.includes(r)).map((r) => r.id);
+    if (listed.length > 0) {
+      await trx
+        .updateTable('jobs')
+        .set({ last_verified_at: now })
+        .where('id', '=', (eb) => eb.fn.any(eb.val(listed)))
+        .execute();
+    }
+    if (stillMissed.length > 0) await countMissed(trx, stillMissed);
+    let events = 0;
+    if (notSeen.length > 0) {
+      await closeNotSeen(trx, notSeen.map((r) => r.id), now);
+      events = await recordChanges(trx, notSeen.filter((r) => r.served).map((r) => ({ job_id: r.id, change: 'delisted' as const })));
+    }
+    return { reverified: listed.length, missed: absent.length, notSeen: notSeen.length, events };
+  });
+}
+
+/**
+ * Close live rows whose posting URL answered 404 or 410 (spec: "vacancy proved dead upstream"):
+ * `expired_upstream`, `upstream_expired_at` = `provedAt` (the probe's instant), `delisted` for served
+ * rows. Rows no longer live are left alone.
+ * @returns the number of rows closed.
+ */
+export async function closeProvedDead(db: Kysely<DB>, ids: readonly string[], provedAt: Date): Promise<number> {
+  if (ids.length === 0) return 0;
+  return db.transaction().execute(async (trx) => {
+    const rows = await trx
+      .selectFrom('jobs')
+      .select(['id', 'served'])
+      .where('id', '=', (eb) => eb.fn.any(eb.val([...ids])))
+      .where('status', '=', 'live')
+      .orderBy('id')
+      .forUpdate()
+      .execute();
+    if (rows.length === 0) return 0;
+    await trx
+      .updateTable('jobs')
+      .set({ status: 'closed', closed_at: provedAt, closed_reason: 'expired_upstream', upstream_expired_at: provedAt, updated_at: provedAt })
+      .where('id', '=', (eb) => eb.fn.any(eb.val(rows.map((r) => r.id))))
+      .execute();
+    await recordChanges(trx, rows.filter((r) => r.served).map((r) => ({ job_id: r.id, change: 'delisted' as const })));
+    return rows.length;
+  });
+}
+
+/**
+ * Close live rows whose source's own close date (USAJOBS `close_date`) has passed by `now`, without
+ * waiting for the next crawl: `expired_upstream`, `upstream_expired_at` = that close date, `delisted`
+ * for served rows. Rows being written by a crawl right now are skipped (the crawl decides for them).
+ * @returns the number of rows closed (at most `batch` per call).
+ */
+export async function sweepUpstreamClosures(db: Kysely<DB>, now: Date, batch = 2000): Promise<number> {
+  return db.transaction().execute(async (trx) => {
+    const rows = await trx
+      .selectFrom('jobs')
+      .select(['id', 'served'])
+      .where('status', '=', 'live')
+      .where('upstream_closes_at', '<=', now)
+      .orderBy('id')
+      .limit(batch)
+      .forUpdate()
+      .skipLocked()
+      .execute();
+    if (rows.length === 0) return 0;
+    await trx
+      .updateTable('jobs')
+      .set((eb) => ({ status: 'closed', closed_at: now, closed_reason: 'expired_upstream', upstream_expired_at: eb.ref('upstream_closes_at'), updated_at: now }))
+      .where('id', '=', (eb) => eb.fn.any(eb.val(rows.map((r) => r.id))))
+      .execute();
+    await recordChanges(trx, rows.filter((r) => r.served).map((r) => ({ job_id: r.id, change: 'delisted' as const })));
+    return rows.length;
+  });
+}
+
+/**
+ * Live rows of a target that its last good crawl did not list (`missed_crawls` > 0) and that have a
+ * posting URL to probe, least recently seen first.
+ */
+export async function missingRowsToProbe(db: Kysely<DB>, targetId: string, limit: number): Promise<{ id: string; postingUrl: string }[]> {
+  if (limit <= 0) return [];
+  const rows = await db
+    .selectFrom('jobs')
+    .select(['id', 'posting_url'])
     .where('target_id', '=', targetId)
-    .where('missed_crawls', '=', 0)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
+    .where('status', '=', 'live')
+    .where('missed_crawls', '>', 0)
+    .where('posting_url', 'is not', null)
+    .orderBy('last_verified_at')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ id: r.id, postingUrl: r.posting_url! }));
 }

@@ -63,6 +63,9 @@ export interface CrawlTargetsTable {
   consecutive_failures: Generated<number>;
   good_crawls: Generated<number>;
   created_at: Generated<Date>;
+  /** Who holds the crawl lease (migration 004), with its expiry; both null when free. */
+  lease_owner: string | null;
+  lease_expires_at: NullableTimestamp;
 }
 
 export interface JobsTable {
@@ -131,7 +134,14 @@ export interface ChangeEventsTable {
   job_id: string;
   change: 'created' | 'updated' | 'delisted' | 'withdrawn';
   recorded_at: Generated<Date>;
-  published_at: NullableTimestamp;
+  /** The feed stamp; always set by the `change_events_stamp` trigger (migration 004), whatever is inserted. */
+  published_at: ColumnType<Date, Date | string | undefined, never>;
+}
+
+/** The single-row commit-ordered clock of the feeds (migration 004). */
+export interface ChangeFeedClockTable {
+  singleton: Generated<boolean>;
+  stamp: Timestamp;
 }
 
 export interface CrawlRunsTable {
@@ -227,6 +237,7 @@ export interface DB {
   crawl_targets: CrawlTargetsTable;
   jobs: JobsTable;
   change_events: ChangeEventsTable;
+  change_feed_clock: ChangeFeedClockTable;
   crawl_runs: CrawlRunsTable;
   plans: PlansTable;
   accounts: AccountsTable;

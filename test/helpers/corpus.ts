@@ -11,6 +11,7 @@ import { loadFxRates } from '../../src/enrich/fx.ts';
 import { createConnectors } from '../../src/ingest/connectors/index.ts';
 import { createFetcher } from '../../src/ingest/fetcher.ts';
 import { crawlTargets, type CrawlReport, type PipelineDeps } from '../../src/ingest/pipeline.ts';
+import { createPostingProbe } from '../../src/ingest/posting-probe.ts';
 import { startReplayServer, type ReplayServer } from '../../src/ingest/replay-server.ts';
 import type { CrawlTargetRow, DB } from '../../src/store/schema.ts';
 
@@ -28,8 +29,16 @@ export interface ReplayPipeline {
   close(): Promise<void>;
 }
 
-/** A replay server over the bundled fixtures and a pipeline wired to it, with the demo targets seeded. */
-export async function replayPipeline(db: Kysely<DB>, fetchOverrides: Parameters<typeof testFetchConfig>[0] = {}): Promise<ReplayPipeline> {
+/**
+ * A replay server over the bundled fixtures and a pipeline wired to it, with the demo targets seeded.
+ * `lifecycle` sets the absence policy and, with `probe`, probes posting URLs on the replay server's
+ * posting pages (every page answers 200 unless a test overrides its path).
+ */
+export async function replayPipeline(
+  db: Kysely<DB>,
+  fetchOverrides: Parameters<typeof testFetchConfig>[0] = {},
+  lifecycle: { absence?: PipelineDeps['absence']; probe?: boolean; probeLimit?: number } = {},
+): Promise<ReplayPipeline> {
   const replay = await startReplayServer({ fixturesDir: FIXTURES_DIR, host: '127.0.0.1', port: 0 });
   const fetcher = createFetcher(testFetchConfig(fetchOverrides));
   const deps: PipelineDeps = {
@@ -38,6 +47,9 @@ export async function replayPipeline(db: Kysely<DB>, fetchOverrides: Parameters<
     fetcher,
     fx: loadFxRates(),
     log: pino({ level: 'silent' }),
+    absence: lifecycle.absence,
+    probe: lifecycle.probe ? createPostingProbe(fetcher, { rewrite: replay.pageUrl }) : undefined,
+    probeLimit: lifecycle.probeLimit,
   };
   const targets = await seedBundledTargets(db);
   return {

@@ -1,15 +1,23 @@
 /**
- * Rows written through the real ledger path: SourcePosting → enrichPosting → judgePosting →
- * applyCrawl, exactly as the pipeline does after a connector parsed a payload. For tests that need a
- * few rows of a shape the recorded feeds do not have (a discovery-only source, a rename, a collision).
+ * Rows written through the real ledger path, for tests that drive the ledger's write side directly:
+ * - `posting` + `writeCrawl`: SourcePosting → enrichPosting → judgePosting → applyCrawl, exactly as the
+ *   pipeline does after a connector parsed a payload, for shapes the recorded feeds lack (a
+ *   discovery-only source, a rename, a collision);
+ * - `ashbyPayload` + `ashbyLedgerPostings`: real recorded Ashby postings turned into ledger postings
+ *   through the production mapping, enrichment and quality gate, without HTTP.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
 import type { Kysely } from 'kysely';
 import type { SourcePosting } from '../../src/domain/posting.ts';
 import { enrichPosting } from '../../src/enrich/enrich.ts';
 import { loadFxRates } from '../../src/enrich/fx.ts';
+import { FIXTURES_DIR } from '../../src/ingest/bundled-feeds.ts';
+import { mapAshbyJob } from '../../src/ingest/connectors/ashby.ts';
 import { loadProviders } from '../../src/ingest/pipeline.ts';
 import { judgePosting } from '../../src/ingest/quality-gate.ts';
-import { applyCrawl, type CrawlCounts } from '../../src/store/ledger.ts';
+import { applyCrawl, type CrawlCounts, type LedgerPosting } from '../../src/store/ledger.ts';
 import type { DB } from '../../src/store/schema.ts';
 
 /** Add a provider that is fetched for discovery only (its rows are withheld as quality_removed). */
@@ -68,4 +76,23 @@ export async function writeCrawl(
     return { job, verdict };
   });
   return applyCrawl(db, { targetId, providerId: input.providerId, postings, now });
+}
+
+/** The recorded payload of an Ashby board, parsed. */
+export function ashbyPayload(board: string): { jobs: Record<string, unknown>[]; apiVersion?: string } {
+  return JSON.parse(zlib.gunzipSync(readFileSync(path.join(FIXTURES_DIR, 'ashby', `${board}.json.gz`))).toString('utf8'));
+}
+
+/** Every listed posting of a recorded Ashby board, enriched and judged as the pipeline would. */
+export function ashbyLedgerPostings(board: string, now = new Date()): LedgerPosting[] {
+  const target = { id: `ashby:${board}`, providerId: 'ashby' as const, board, companyName: board };
+  const fx = loadFxRates();
+  const out: LedgerPosting[] = [];
+  for (const item of ashbyPayload(board).jobs) {
+    const posting = mapAshbyJob(item, target);
+    if (!posting) continue;
+    const job = enrichPosting(posting, { id: 'ashby', sourceType: 'ats', providerType: 'employer_ats' }, fx);
+    out.push({ job, verdict: judgePosting(job, { providerId: 'ashby', redistributable: true, discoveryOnly: false, board, now }) });
+  }
+  return out;
 }

@@ -1,0 +1,98 @@
+/**
+ * `jobledger worker` (and the worker inside `jobledger serve`): the crawl worker wired to the ledger,
+ * the guarded fetcher, the connectors, the posting probe and the lifecycle settings.
+ */
+import type { Logger } from 'pino';
+import type { Config, FetchConfig, SourceBaseUrls } from '../config/config.ts';
+import { loadFxRates } from '../enrich/fx.ts';
+import { seedBundledTargets } from '../ingest/bundled-feeds.ts';
+import { createConnectors } from '../ingest/connectors/index.ts';
+import { startCrawlWorker } from '../ingest/crawl-worker.ts';
+import { createFetcher } from '../ingest/fetcher.ts';
+import type { PipelineDeps } from '../ingest/pipeline.ts';
+import { createPostingProbe } from '../ingest/posting-probe.ts';
+import { connect, type Database } from '../store/database.ts';
+import { startDemoSources } from './demo.ts';
+import { INGEST_STATEMENT_TIMEOUT_MS, onShutdownSignal, openRuntime } from './runtime.ts';
+
+/** Where the worker's crawls go: the real APIs (config `sources`) or the demo's replay server. */
+export interface WorkerSources {
+  fetch: FetchConfig;
+  baseUrls: SourceBaseUrls;
+  /** Maps a posting URL to the URL probed (the demo's replay pages); unset: the posting URL itself. */
+  pageUrl?: (postingUrl: string) => string;
+}
+
+export interface RunningWorker {
+  stop(): Promise<void>;
+}
+
+/**
+ * Start the crawl worker over `database`.
+ * @throws when the job queue cannot start.
+ */
+export async function startWorker(config: Config, log: Logger, database: Database, sources: WorkerSources): Promise<RunningWorker> {
+  const ingest = connect(database.connectionString, {
+    statementTimeoutMs: INGEST_STATEMENT_TIMEOUT_MS,
+    maxConnections: 2 * config.worker.concurrency + 2,
+    applicationName: 'jobledger-worker',
+  });
+  const fetcher = createFetcher(sources.fetch, log.child({ component: 'fetcher' }));
+  const deps: PipelineDeps = {
+    db: ingest.db,
+    connectors: createConnectors(sources.baseUrls),
+    fetcher,
+    fx: loadFxRates(),
+    log: log.child({ component: 'ingest' }),
+    absence: config.absence,
+    probe: config.worker.probeLimit > 0 ? createPostingProbe(fetcher, { rewrite: sources.pageUrl }) : undefined,
+    probeLimit: config.worker.probeLimit,
+  };
+  try {
+    const worker = await startCrawlWorker({
+      connectionString: database.connectionString,
+      deps,
+      concurrency: config.worker.concurrency,
+      perHost: config.worker.perHost,
+      tickSeconds: config.worker.tickSeconds,
+    });
+    log.info({ concurrency: config.worker.concurrency, perHost: config.worker.perHost, tickSeconds: config.worker.tickSeconds }, 'crawl worker started');
+    return {
+      async stop() {
+        await worker.stop();
+        await fetcher.close();
+        await ingest.db.destroy();
+      },
+    };
+  } catch (error) {
+    await fetcher.close().catch(() => undefined);
+    await ingest.db.destroy().catch(() => undefined);
+    throw error;
+  }
+}
+
+/** `jobledger worker [--demo]`: run the crawl worker until SIGINT/SIGTERM. */
+export async function runWorker(options: { demo: boolean }): Promise<void> {
+  const rt = await openRuntime({ applicationName: 'jobledger-worker' });
+  const { config, log, database } = rt;
+  let closeReplay: (() => Promise<void>) | undefined;
+  try {
+    let sources: WorkerSources = { fetch: config.fetch, baseUrls: config.sources };
+    if (options.demo) {
+      const demo = await startDemoSources(config.fetch);
+      closeReplay = () => demo.replay.close();
+      sources = { fetch: demo.fetch, baseUrls: demo.replay.baseUrls, pageUrl: demo.replay.pageUrl };
+      await seedBundledTargets(database.db);
+    }
+    const worker = await startWorker(config, log, database, sources);
+    onShutdownSignal(log, async () => {
+      await worker.stop();
+      await closeReplay?.();
+      await database.close();
+    });
+  } catch (error) {
+    await closeReplay?.().catch(() => undefined);
+    await database.close().catch(() => undefined);
+    throw error;
+  }
+}

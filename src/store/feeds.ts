@@ -1,0 +1,137 @@
+/**
+ * The read side of the sync surfaces (spec: GET /v1/changes, GET /v1/jobs/expired, GET /v1/jobs/closed).
+ *
+ * Both feeds read positions stamped by the commit-ordered feed clock (migration 004): an event's
+ * `published_at`, a row's `closed_at`. A stamp is only ever handed out after every earlier stamp's
+ * transaction has ended, so paging by (stamp, job id) can never step over a change that commits
+ * later. Stamps are whole milliseconds and rendered exactly (`YYYY-MM-DDTHH:MM:SS.mmmZ`).
+ *
+ * The closure surfaces serve closed rows that were neither withheld nor posted by a staffing agency or
+ * job board when they closed (as `GET /v1/jobs/{id}?include_closed=true` does): a row a client was
+ * never served is not a closure it needs to hear about.
+ */
+import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
+import type { CursorPosition } from '../domain/cursor.ts';
+import type { ClosedFilter } from '../domain/closed-listing.ts';
+import type { FeedPosition } from '../domain/feed-cursor.ts';
+import type { JobFilter } from '../domain/listing-filter.ts';
+import type { ChangeKind, ClosedReason } from '../domain/vocabulary.ts';
+import { filterConditions, JOB_COLUMNS, type JobViewRow, type ListPage } from './job-queries.ts';
+import type { DB } from './schema.ts';
+
+/** A stamp column as exact RFC 3339 UTC text with milliseconds. */
+function stampText(column: 'e.published_at' | 'j.closed_at') {
+  return sql<string>`to_char(${sql.ref(column)} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}
+
+const COLUMNS_WITHOUT_DESCRIPTION = JOB_COLUMNS.filter((c) => c !== 'j.description_html');
+
+/** One item of the change feed. */
+export interface ChangeFeedRow {
+  change: ChangeKind;
+  jobId: string;
+  /** The event's feed stamp, RFC 3339 UTC with milliseconds. */
+  changedAt: string;
+  /** The row as it is now, for `created` and `updated` (then it is served); absent otherwise. */
+  job?: JobViewRow;
+}
+
+/**
+ * The next `limit` changes after `after`, in (stamp, job id) order. A job's change is left out when a
+ * later change of the same job exists (it is folded into that one, which is after `after` too and is
+ * delivered in its place), so each item's row is the job's current state and a `created`/`updated`
+ * item always carries a row that is served now.
+ */
+export async function readChanges(db: Kysely<DB>, after: FeedPosition, limit: number, options: { includeDescription?: boolean } = {}): Promise<ChangeFeedRow[]> {
+  const rows = (await db
+    .selectFrom('change_events as e')
+    .innerJoin('jobs as j', 'j.id', 'e.job_id')
+    .innerJoin('companies as c', 'c.id', 'j.company_id')
+    .select(['e.change', 'e.job_id', stampText('e.published_at').as('changed_at')])
+    .select(options.includeDescription ? JOB_COLUMNS : COLUMNS_WITHOUT_DESCRIPTION)
+    .select(['c.slug as company_slug', 'c.logo_url as company_logo', sql<string>`j.sort_key::text`.as('sort_key_text')])
+    .where((eb) => eb(eb.refTuple('e.published_at', 'e.job_id'), '>', eb.tuple(sql<Date>`${after.at}::timestamptz`, sql<string>`${after.id}::uuid`)))
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('change_events as later')
+            .select(sql<number>`1`.as('one'))
+            .whereRef('later.job_id', '=', 'e.job_id')
+            .whereRef('later.published_at', '>', 'e.published_at'),
+        ),
+      ),
+    )
+    .orderBy('e.published_at')
+    .orderBy('e.job_id')
+    .limit(limit)
+    .execute()) as unknown as Array<JobViewRow & { change: ChangeKind; job_id: string; changed_at: string }>;
+  return rows.map((row) => {
+    const item: ChangeFeedRow = { change: row.change, jobId: row.job_id, changedAt: row.changed_at };
+    if (row.change === 'created' || row.change === 'updated') item.job = { ...row, description_html: row.description_html ?? null };
+    return item;
+  });
+}
+
+/** One item of the closure feed. */
+export interface ExpiredFeedRow {
+  id: string;
+  /** RFC 3339 UTC with milliseconds: the closure's feed stamp. */
+  closedAt: string;
+  closedReason: ClosedReason;
+}
+
+/** The next `limit` closed rows after `after`, in (closed_at, id) order; each row once. */
+export async function readExpired(db: Kysely<DB>, after: FeedPosition, limit: number): Promise<ExpiredFeedRow[]> {
+  const rows = await db
+    .selectFrom('jobs as j')
+    .select(['j.id', stampText('j.closed_at').as('closed_at'), 'j.closed_reason'])
+    .where('j.status', '=', 'closed')
+    .where('j.withheld_kind', 'is', null)
+    .where('j.poster_type', 'is', null)
+    .where((eb) => eb(eb.refTuple('j.closed_at', 'j.id'), '>', eb.tuple(sql<Date>`${after.at}::timestamptz`, sql<string>`${after.id}::uuid`)))
+    .orderBy('j.closed_at')
+    .orderBy('j.id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ id: r.id, closedAt: r.closed_at, closedReason: r.closed_reason! }));
+}
+
+/**
+ * One page of closed rows, most recently closed first (`closed_at DESC, id DESC`), after `after` when
+ * given, under the shared filters and the closure filters. The cursor key is `closed_at` as exact text.
+ */
+export async function listClosedJobs(
+  db: Kysely<DB>,
+  filter: JobFilter,
+  closed: ClosedFilter,
+  page: { limit: number; after?: CursorPosition; includeDescription: boolean },
+): Promise<ListPage> {
+  let query = db
+    .selectFrom('jobs as j')
+    .innerJoin('companies as c', 'c.id', 'j.company_id')
+    .select(page.includeDescription ? JOB_COLUMNS : COLUMNS_WITHOUT_DESCRIPTION)
+    .select(['c.slug as company_slug', 'c.logo_url as company_logo', sql<string>`j.sort_key::text`.as('sort_key_text'), stampText('j.closed_at').as('closed_at_text')])
+    .where('j.status', '=', 'closed')
+    .where('j.withheld_kind', 'is', null)
+    .where('j.poster_type', 'is', null)
+    .where((eb) => {
+      const where: Expression<SqlBool>[] = filterConditions(eb, filter);
+      if (closed.closedAfter) where.push(eb('j.closed_at', '>=', closed.closedAfter));
+      if (closed.closedBefore) where.push(eb('j.closed_at', '<', closed.closedBefore));
+      if (closed.closedReason) where.push(eb('j.closed_reason', 'in', closed.closedReason));
+      return eb.and(where);
+    });
+  if (page.after) {
+    const after = page.after;
+    query = query.where((eb) => eb(eb.refTuple('j.closed_at', 'j.id'), '<', eb.tuple(sql<Date>`${after.key}::timestamptz`, sql<string>`${after.id}::uuid`)));
+  }
+  const rows = (await query
+    .orderBy('j.closed_at', 'desc')
+    .orderBy('j.id', 'desc')
+    .limit(page.limit + 1)
+    .execute()) as unknown as Array<JobViewRow & { closed_at_text: string }>;
+  const hasMore = rows.length > page.limit;
+  const pageRows = (hasMore ? rows.slice(0, page.limit) : rows).map((r) => ({ ...r, description_html: r.description_html ?? null }));
+  const last = pageRows[pageRows.length - 1];
+  return { rows: pageRows, hasMore, next: hasMore && last ? { key: last.closed_at_text, id: last.id } : undefined };
+}

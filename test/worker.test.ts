@@ -1,0 +1,107 @@
+/**
+ * The crawl worker (issue: "Each crawl target is a job in pg-boss with its own interval; ... bounded
+ * concurrency per host, and several workers never crawl the same target at once"): two real workers
+ * (pg-boss on the test database) against the loopback replay server.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCrawlWorker, type CrawlWorker } from '../src/ingest/crawl-worker.ts';
+import { crawlTarget, loadProviders, type CrawlReport } from '../src/ingest/pipeline.ts';
+import type { CrawlTargetRow } from '../src/store/schema.ts';
+import { replayPipeline, type ReplayPipeline } from './helpers/corpus.ts';
+import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+
+const BOARDS = ['cursor', 'n8n', 'supabase', 'zapier', 'padlet', 'voize'];
+const PER_HOST = 2;
+const SLOW_MS = 400;
+
+describe('the crawl worker', () => {
+  let t: TestDatabase;
+  let pipeline: ReplayPipeline;
+  let targets: CrawlTargetRow[];
+  const workers: CrawlWorker[] = [];
+
+  beforeAll(async () => {
+    t = await createTestDatabase({ maxConnections: 16 });
+    pipeline = await replayPipeline(t.db, { timeoutMs: 5_000, retries: 0 });
+    targets = pipeline.targets.filter((x) => x.provider_id === 'ashby' && BOARDS.includes(x.board));
+    expect(targets).toHaveLength(BOARDS.length);
+    // Only these targets are enabled; every board answers slowly so crawls overlap in time.
+    await t.db.updateTable('crawl_targets').set({ enabled: false }).where('id', 'not in', targets.map((x) => x.id)).execute();
+    for (const board of BOARDS) {
+      pipeline.replay.override(`/posting-api/job-board/${board}`, { status: 200, body: JSON.stringify({ jobs: [], apiVersion: '1' }), delayMs: SLOW_MS });
+    }
+  });
+  afterAll(async () => {
+    for (const w of workers) await w.stop();
+    await pipeline.close();
+    await t.drop();
+  });
+
+  it('lets only one process hold a target: a second crawl of the same target at the same time does nothing', async () => {
+    const providers = await loadProviders(t.db);
+    const target = targets[0]!;
+    const [a, b] = await Promise.all([
+      crawlTarget({ ...pipeline.deps, leaseOwner: 'process-a' }, providers, target),
+      crawlTarget({ ...pipeline.deps, leaseOwner: 'process-b' }, providers, target),
+    ]);
+    expect([a!.outcome, b!.outcome].sort()).toEqual(['busy', 'fetched']);
+    const lease = await t.db.selectFrom('crawl_targets').select(['lease_owner', 'lease_expires_at']).where('id', '=', target.id).executeTakeFirstOrThrow();
+    expect(lease).toEqual({ lease_owner: null, lease_expires_at: null });
+    // Make it due again for the workers.
+    await t.db.updateTable('crawl_targets').set({ last_attempt_at: null }).execute();
+    await t.db.deleteFrom('crawl_runs').execute();
+  });
+
+  it('two workers crawl every due target exactly once, at most two at a time per host', async () => {
+    const reports: Array<CrawlReport & { worker: string }> = [];
+    for (const name of ['worker-1', 'worker-2']) {
+      workers.push(
+        await startCrawlWorker({
+          connectionString: t.url,
+          deps: { ...pipeline.deps, leaseOwner: name },
+          concurrency: 3,
+          perHost: PER_HOST,
+          tickSeconds: 0,
+          pollingSeconds: 0.5,
+          onReport: (r) => reports.push({ ...r, worker: name }),
+        }),
+      );
+    }
+    pipeline.replay.requests.length = 0;
+    // Both workers run their scheduling passes at once, twice: each target is queued once.
+    const first = await Promise.all([workers[0]!.tick(), workers[1]!.tick()]);
+    const second = await Promise.all([workers[0]!.tick(), workers[1]!.tick()]);
+    expect([...first, ...second].reduce((n, x) => n + x.queued, 0)).toBe(BOARDS.length);
+
+    for (let i = 0; reports.length < BOARDS.length; i++) {
+      expect(i, `only ${reports.length} crawls finished`).toBeLessThan(300);
+      // Passes while crawls run queue nothing new: running targets are leased, finished ones not due.
+      const again = await Promise.all([workers[0]!.tick(), workers[1]!.tick()]);
+      expect(again.reduce((n, x) => n + x.queued, 0)).toBe(0);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(reports.map((r) => r.outcome)).toEqual(BOARDS.map(() => 'fetched'));
+    expect(new Set(reports.map((r) => r.targetId))).toEqual(new Set(targets.map((x) => x.id)));
+
+    // Exactly one request per board reached the source, and one crawl run per target was recorded.
+    const boardRequests = pipeline.replay.requests.filter((r) => r.path.startsWith('/posting-api/job-board/'));
+    expect(boardRequests.map((r) => r.path.split('?')[0]).sort()).toEqual(BOARDS.map((b) => `/posting-api/job-board/${b}`).sort());
+    const runs = await t.db.selectFrom('crawl_runs').select(['target_id', 'started_at', 'finished_at']).execute();
+    expect(runs.map((r) => r.target_id).sort()).toEqual(targets.map((x) => x.id).sort());
+
+    // All boards live on one host (the replay server): never more than PER_HOST crawls at once.
+    const edges = runs.flatMap((r) => [
+      { at: r.started_at.getTime(), d: 1 },
+      { at: r.finished_at.getTime(), d: -1 },
+    ]);
+    edges.sort((x, y) => x.at - y.at || x.d - y.d);
+    let open = 0;
+    let peak = 0;
+    for (const e of edges) peak = Math.max(peak, (open += e.d));
+    expect(peak).toBeLessThanOrEqual(PER_HOST);
+    expect(peak).toBeGreaterThanOrEqual(1);
+    // Targets just crawled are not due again before their interval.
+    const after = await Promise.all(workers.map((w) => w.tick()));
+    expect(after.map((x) => x.due)).toEqual([0, 0]);
+  });
+});

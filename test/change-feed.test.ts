@@ -56,7 +56,13 @@ describe('the change feed never loses a change', () => {
   beforeAll(async () => {
     t = await createTestDatabase({ maxConnections: 12 });
     app = await buildTestApp(t);
-    key = await createKey(t, 'growth');
+    // The reader polls thousands of times a minute: a plan (plans are data) whose request limits this
+    // test cannot reach, so it measures the feed, not the metering.
+    await t.db
+      .insertInto('plans')
+      .values({ id: 'feed-reader', label: 'Feed reader (test)', price_cents: 0, records_per_month: 1e12, requests_per_day: 1e9, requests_per_minute: 1e9, max_page_size: 200, entitlements: ['delta_feed'], purchasable: false })
+      .execute();
+    key = await createKey(t, 'feed-reader');
     targetId = await upsertTarget(t.db, { providerId: 'ashby', board: 'feed-test' });
   });
   afterAll(async () => {

@@ -2,6 +2,9 @@
  * The `jobledger` command as an operator runs it: a real process against a real database.
  */
 import { execFile } from 'node:child_process';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +12,16 @@ import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 
 const run = promisify(execFile);
 const BIN = path.resolve(import.meta.dirname, '../bin/jobledger.js');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
 
 function jobledger(args: string[], env: Record<string, string> = {}) {
   return run(process.execPath, [BIN, ...args], { env: { ...process.env, LOG_LEVEL: 'warn', CI: 'true', ...env }, timeout: 60_000 });
@@ -52,6 +65,20 @@ describe('the jobledger command', () => {
     await expect(jobledger(['keys', 'create', '--plan', 'explore', '--country', 'Germany'], { DATABASE_URL: t.url })).rejects.toMatchObject({
       stderr: expect.stringContaining('ISO-3166 alpha-2'),
     });
+  });
+
+  it('exits non-zero when an import fails, also on the embedded PostgreSQL', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'jobledger-cli-'));
+    await chmod(dataDir, 0o755);
+    // No DATABASE_URL: the embedded cluster (whose package hooks process exit) runs in dataDir.
+    const env = { DATABASE_URL: '', JOBLEDGER_DATA_DIR: dataDir, JOBLEDGER_EMBEDDED_PG_PORT: String(await freePort()), JOBLEDGER_ASHBY_BASE_URL: 'http://127.0.0.1:9', JOBLEDGER_FETCH_RETRIES: '0' };
+    try {
+      await jobledger(['targets', 'add', '--provider', 'ashby', '--board', 'nowhere', '--company', 'Nowhere'], env);
+      // The source address is loopback and not allow-listed: the crawl fails, so the command must too.
+      await expect(jobledger(['ingest'], env)).rejects.toMatchObject({ code: 1 });
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('names a malformed setting instead of starting', async () => {

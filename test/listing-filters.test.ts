@@ -414,6 +414,19 @@ describe('every /v1/jobs parameter', () => {
     }
   });
 
+  it('pages small pages of a full-text search exactly, whichever step of the guarded plan answers', async () => {
+    // With 7-row pages the bounded first step fills the early pages; further down the listing, where
+    // matches thin out, the second step (every match, sorted) answers. The pages must join up exactly.
+    const ids: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = (await get(`q=london&limit=7${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)).json() as Page;
+      ids.push(...page.data.map((j) => j.id));
+      cursor = page.next_cursor;
+    } while (cursor);
+    expect(ids).toEqual(expected((r) => hasWord(`${r.title} ${r.company_name} ${r.location ?? ''}`, 'london')));
+  });
+
   it('implies has_description=true with description_contains', async () => {
     expect(await allIds('description_contains=visa&has_description=false')).toEqual([]);
     expect(await allIds('description_contains=visa&has_description=true')).toEqual(await allIds('description_contains=visa'));

@@ -2,7 +2,7 @@
  * The ledger's read side for job rows: keyset-paged listings and single-row lookups, and the mapping of
  * a stored row to the served Job shape (spec: Resources › Job, nullability table).
  */
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { CursorPosition } from '../domain/cursor.ts';
 import type { FieldSources } from '../domain/field-sources.ts';
 import type { Job } from '../domain/job.ts';
@@ -101,11 +101,52 @@ function webSearch(text: string) {
 }
 
 /**
+ * The company ids the company filters (`company`, `company_domain`, `exclude_company_domain`) stand
+ * for, looked up before the listing query: with concrete ids the planner can use the per-company
+ * index and its statistics, where a join condition on `companies` makes it walk the whole listing
+ * order for a company with no rows (measured in docs/query-plans.md).
+ */
+export interface ResolvedCompanies {
+  /** Rows must belong to one of these (both `company` and `company_domain` matched). */
+  include?: string[];
+  /** Rows of these companies are dropped (`exclude_company_domain`). */
+  exclude?: string[];
+}
+
+/** Look up {@link ResolvedCompanies} for `filter`; no query when it has no company filter. */
+export async function resolveCompanies(db: Kysely<DB>, filter: JobFilter): Promise<ResolvedCompanies> {
+  const resolved: ResolvedCompanies = {};
+  if (filter.company || filter.companyDomain) {
+    let query = db.selectFrom('companies').select('id');
+    if (filter.company) query = query.where('slug', 'in', filter.company);
+    if (filter.companyDomain) query = query.where('domain', 'in', filter.companyDomain);
+    resolved.include = (await query.execute()).map((r) => r.id);
+  }
+  if (filter.excludeCompanyDomain) {
+    resolved.exclude = (await db.selectFrom('companies').select('id').where('domain', 'in', filter.excludeCompanyDomain).execute()).map((r) => r.id);
+  }
+  return resolved;
+}
+
+/** True when the filter has a full-text condition that selects rows (title_exclude only drops them). */
+function hasTextSearch(filter: JobFilter): boolean {
+  return Boolean(filter.q || filter.title || filter.descriptionContains);
+}
+
+/**
  * SQL conditions for the shared listing filters (spec: Endpoints › Shared listing filters), over
  * `jobs as j` joined with `companies as c`. Every value is bound as a parameter. The one entry point
  * for every endpoint with the shared filters (`/v1/jobs`, `/v1/jobs/closed`, `/v1/export`).
+ *
+ * With `companies` (from {@link resolveCompanies}) the company filters compare `j.company_id` with
+ * the resolved ids and need no join; without it they compare `c.slug` and `c.domain`.
  */
-export function filterConditions(eb: JobsEb, filter: JobFilter): Expression<SqlBool>[] {
+export function filterConditions(eb: JobsEb, filter: JobFilter, companies?: ResolvedCompanies): Expression<SqlBool>[] {
+  return [...structuredConditions(eb, filter, companies), ...textConditions(filter)];
+}
+
+/** The conditions of {@link filterConditions} other than full text. */
+function structuredConditions(eb: JobsEb, filter: JobFilter, companies?: ResolvedCompanies): Expression<SqlBool>[] {
   const where: Expression<SqlBool>[] = [];
   if (filter.category) where.push(inWithNull(eb, 'j.category', filter.category, UNCATEGORISED));
   if (filter.excludeCategory) where.push(inWithNull(eb, 'j.category', filter.excludeCategory, UNCATEGORISED, true));
@@ -136,9 +177,16 @@ export function filterConditions(eb: JobsEb, filter: JobFilter): Expression<SqlB
     const real = filter.excludeSourceType.filter((v) => !RESERVED_SOURCE_TYPES.includes(v));
     if (real.length > 0) where.push(eb('j.source_type', 'not in', real));
   }
-  if (filter.company) where.push(eb('c.slug', 'in', filter.company));
-  if (filter.companyDomain) where.push(eb('c.domain', 'in', filter.companyDomain));
-  if (filter.excludeCompanyDomain) where.push(inWithNull(eb, 'c.domain', filter.excludeCompanyDomain, undefined, true));
+  if (companies?.include) where.push(companies.include.length > 0 ? eb('j.company_id', 'in', companies.include) : sql<SqlBool>`false`);
+  else {
+    if (filter.company) where.push(eb('c.slug', 'in', filter.company));
+    if (filter.companyDomain) where.push(eb('c.domain', 'in', filter.companyDomain));
+  }
+  if (companies?.exclude) {
+    if (companies.exclude.length > 0) where.push(eb('j.company_id', 'not in', companies.exclude));
+  } else if (filter.excludeCompanyDomain) {
+    where.push(inWithNull(eb, 'c.domain', filter.excludeCompanyDomain, undefined, true));
+  }
   if (filter.hasSalary === 'structured') where.push(eb('j.salary_source', '=', 'structured'));
   if (filter.hasSalary === 'any') where.push(eb('j.salary_source', 'is not', null));
   if (filter.hasSalary === 'none') where.push(eb('j.salary_source', 'is', null));
@@ -149,13 +197,24 @@ export function filterConditions(eb: JobsEb, filter: JobFilter): Expression<SqlB
     where.push(eb('j.has_description', '=', filter.descriptionContains ? filter.hasDescription !== false : filter.hasDescription!));
   }
   if (filter.requireFields) {
-    const published = Object.fromEntries(filter.requireFields.map((k) => [k, 'published']));
-    where.push(sql<SqlBool>`j.field_sources @> ${JSON.stringify(published)}::jsonb`);
+    if (filter.requireFields.includes('source_type')) {
+      // Spec: require_fields "source_type is accepted and matches nothing" (it is reserved, always inferred).
+      where.push(sql<SqlBool>`false`);
+    } else {
+      const published = Object.fromEntries(filter.requireFields.map((k) => [k, 'published']));
+      where.push(sql<SqlBool>`j.field_sources @> ${JSON.stringify(published)}::jsonb`);
+    }
   }
   // sort_key = coalesce(posted_at, -infinity) is never later than a real instant when posted_at is
   // null, so this is exactly posted_at > x, and it can walk the listing-order indexes.
   if (filter.postedAfter) where.push(eb('j.sort_key', '>', filter.postedAfter));
   if (filter.verifiedAfter) where.push(eb('j.last_verified_at', '>', filter.verifiedAfter));
+  return where;
+}
+
+/** The full-text conditions of {@link filterConditions}. */
+function textConditions(filter: JobFilter): Expression<SqlBool>[] {
+  const where: Expression<SqlBool>[] = [];
   if (filter.q) where.push(sql<SqlBool>`j.search_tsv @@ ${webSearch(filter.q)}`);
   if (filter.title) where.push(sql<SqlBool>`j.title_tsv @@ ${webSearch(filter.title)}`);
   if (filter.titleExclude) where.push(sql<SqlBool>`NOT (j.title_tsv @@ ${webSearch(filter.titleExclude)})`);
@@ -181,6 +240,11 @@ export function scopeConditions(eb: JobsEb, scope: ServingScope): Expression<Sql
   return where;
 }
 
+function afterCondition(eb: JobsEb, after: CursorPosition | undefined): Expression<SqlBool>[] {
+  if (!after) return [];
+  return [eb(eb.refTuple('j.sort_key', 'j.id'), '<', eb.tuple(sql<Date>`${after.key}::timestamptz`, sql<string>`${after.id}::uuid`))];
+}
+
 export interface ListPage {
   rows: JobViewRow[];
   hasMore: boolean;
@@ -188,33 +252,130 @@ export interface ListPage {
   next?: CursorPosition;
 }
 
+/** What one page asks for. */
+export interface PageRequest {
+  limit: number;
+  after?: CursorPosition;
+  includeDescription?: boolean;
+}
+
 /**
- * One page of rows in the listing order `posted_at DESC NULLS LAST, id DESC` (spec: GET /v1/jobs),
- * after `after` when given, from the population `scope` selects.
+ * Rows examined by the bounded first step of a guarded listing: 64 per row of the page, at least
+ * 1,000 and at most 20,000. A filter matching at least one row in 64 fills the page in this step,
+ * stopping as soon as it has; a rarer one has few enough matches that collecting them all is cheaper
+ * than walking on (the crossover on a million rows, measured in docs/query-plans.md).
  */
-export async function listJobs(
-  db: Kysely<DB>,
-  filter: JobFilter,
-  scope: ServingScope,
-  page: { limit: number; after?: CursorPosition; includeDescription?: boolean },
-): Promise<ListPage> {
-  let query = db
-    .selectFrom('jobs as j')
-    .innerJoin('companies as c', 'c.id', 'j.company_id')
+export function guardWindow(limit: number): number {
+  return Math.min(20_000, Math.max(1_000, 64 * (limit + 1)));
+}
+
+/**
+ * How a page is read (docs/query-plans.md):
+ * - `direct`: one query in the listing order; the planner picks the per-filter index. Used for the
+ *   served rows with structured filters only, where its estimates are sound.
+ * - `guarded`: used with a full-text condition or outside the served rows, where a rare (or absent)
+ *   match could make the planner walk the whole date index. Step one examines a bounded window of
+ *   rows in listing order (`window`); if that does not fill the page, step two (`complete`) collects
+ *   every match through the best access path (GIN, per-filter index or a scan) and sorts them.
+ *   Either step's page is exact: the window is a prefix of the listing order.
+ */
+export type ListingQueries =
+  | { strategy: 'direct'; direct: ReturnType<typeof selectPage> }
+  | { strategy: 'guarded'; window: ReturnType<typeof selectPage>; complete: ReturnType<typeof selectPage> };
+
+/** The page columns, from `jobs as j` and `companies as c`, in the listing order. */
+function selectPage<QB extends SelectQueryBuilder<DB & { j: DB['jobs'] } & { c: DB['companies'] }, 'j' | 'c', object>>(query: QB, page: PageRequest) {
+  return query
     .select(LIST_COLUMNS)
     // Descriptions are the bulk of a row; they are read only when the page will carry them.
     .select(page.includeDescription ? sql<string | null>`j.description_html`.as('description_html') : sql<null>`null::text`.as('description_html'))
-    .select(['c.slug as company_slug', 'c.logo_url as company_logo', sql<string>`j.sort_key::text`.as('sort_key_text')])
-    .where((eb) => eb.and([...scopeConditions(eb, scope), ...filterConditions(eb, filter)]));
-  if (page.after) {
-    const after = page.after;
-    query = query.where((eb) => eb(eb.refTuple('j.sort_key', 'j.id'), '<', eb.tuple(sql<Date>`${after.key}::timestamptz`, sql<string>`${after.id}::uuid`)));
+    .select(['c.slug as company_slug', 'c.logo_url as company_logo', sql<string>`j.sort_key::text`.as('sort_key_text')]);
+}
+
+/**
+ * The queries of one page (see {@link ListingQueries}), unexecuted: for {@link listJobs}, and for
+ * `EXPLAIN` in docs/query-plans.md. Each returns up to `limit + 1` rows.
+ */
+export function listJobsQueries(db: Kysely<DB>, filter: JobFilter, scope: ServingScope, page: PageRequest, companies: ResolvedCompanies): ListingQueries {
+  const fetch = page.limit + 1;
+  const defaultScope = isDefaultScope(scope);
+  const jobsWithCompany = () => db.selectFrom('jobs as j').innerJoin('companies as c', 'c.id', 'j.company_id');
+
+  if (defaultScope && !hasTextSearch(filter)) {
+    const direct = selectPage(jobsWithCompany(), page)
+      .where((eb) => eb.and([...scopeConditions(eb, scope), ...filterConditions(eb, filter, companies), ...afterCondition(eb, page.after)]))
+      .orderBy('j.sort_key', 'desc')
+      .orderBy('j.id', 'desc')
+      .limit(fetch);
+    return { strategy: 'direct', direct };
   }
-  const rows = (await query
+
+  // Step one. In the served rows the structured filters stay in the bounded inner query, where the
+  // per-filter indexes apply; outside them only the scope does, because a filter there has no index
+  // of its own and could make the inner query itself walk every row.
+  const inner = db
+    .selectFrom('jobs as j')
+    .select(['j.id', 'j.sort_key'])
+    .where((eb) => {
+      // Resolved company filters reference no `c` column, so the inner query needs no join.
+      const e = eb as unknown as JobsEb;
+      return eb.and([...scopeConditions(e, scope), ...(defaultScope ? structuredConditions(e, filter, companies) : []), ...afterCondition(e, page.after)]);
+    })
     .orderBy('j.sort_key', 'desc')
     .orderBy('j.id', 'desc')
-    .limit(page.limit + 1)
-    .execute()) as unknown as JobViewRow[];
+    .limit(guardWindow(page.limit))
+    .as('w');
+  const window = selectPage(
+    db.selectFrom(inner).innerJoin('jobs as j', 'j.id', 'w.id').innerJoin('companies as c', 'c.id', 'j.company_id'),
+    page,
+  )
+    .where((eb) => {
+      const e = eb as unknown as JobsEb;
+      return eb.and(defaultScope ? textConditions(filter) : filterConditions(e, filter, companies));
+    })
+    .orderBy(sql`w.sort_key`, 'desc')
+    .orderBy(sql`w.id`, 'desc')
+    .limit(fetch);
+
+  // Step two: every match, materialized, so the planner cannot turn it back into an order walk; the
+  // top of it is sorted first and only those rows are read in full.
+  const complete = selectPage(
+    db
+      .with(
+        (cte) => cte('m').materialized(),
+        (qb) =>
+          qb
+            .selectFrom('jobs as j')
+            .select(['j.id', 'j.sort_key'])
+            .where((eb) => {
+              const e = eb as unknown as JobsEb;
+              return eb.and([...scopeConditions(e, scope), ...filterConditions(e, filter, companies), ...afterCondition(e, page.after)]);
+            }),
+      )
+      .selectFrom((qb) => qb.selectFrom('m').select(['m.id', 'm.sort_key']).orderBy('m.sort_key', 'desc').orderBy('m.id', 'desc').limit(fetch).as('t'))
+      .innerJoin('jobs as j', 'j.id', 't.id')
+      .innerJoin('companies as c', 'c.id', 'j.company_id'),
+    page,
+  )
+    .orderBy(sql`t.sort_key`, 'desc')
+    .orderBy(sql`t.id`, 'desc');
+  return { strategy: 'guarded', window, complete };
+}
+
+/**
+ * One page of rows in the listing order `posted_at DESC NULLS LAST, id DESC` (spec: GET /v1/jobs),
+ * after `page.after` when given, from the population `scope` selects.
+ * @throws the database error (the API maps a statement timeout to 503 `timeout`, anything else to 500).
+ */
+export async function listJobs(db: Kysely<DB>, filter: JobFilter, scope: ServingScope, page: PageRequest): Promise<ListPage> {
+  const queries = listJobsQueries(db, filter, scope, page, await resolveCompanies(db, filter));
+  let rows: JobViewRow[];
+  if (queries.strategy === 'direct') {
+    rows = (await queries.direct.execute()) as unknown as JobViewRow[];
+  } else {
+    rows = (await queries.window.execute()) as unknown as JobViewRow[];
+    if (rows.length <= page.limit) rows = (await queries.complete.execute()) as unknown as JobViewRow[];
+  }
   const hasMore = rows.length > page.limit;
   const pageRows = hasMore ? rows.slice(0, page.limit) : rows;
   const last = pageRows[pageRows.length - 1];
@@ -222,11 +383,7 @@ export async function listJobs(
 }
 
 /** One page of served rows: {@link listJobs} in the default scope. */
-export async function listServedJobs(
-  db: Kysely<DB>,
-  filter: JobFilter,
-  page: { limit: number; after?: CursorPosition; includeDescription?: boolean },
-): Promise<ListPage> {
+export async function listServedJobs(db: Kysely<DB>, filter: JobFilter, page: PageRequest): Promise<ListPage> {
   return listJobs(db, filter, DEFAULT_SCOPE, page);
 }
 

@@ -1,6 +1,9 @@
 /**
- * The ledger's read side for job rows: keyset-paged listings and single-row lookups, and the mapping of
- * a stored row to the served Job shape (spec: Resources › Job, nullability table).
+ * The ledger's read side for job rows: the SQL of the shared listing filters and of the serving scope,
+ * keyset-paged listings (read in one query or, where a rare match could make the planner walk the whole
+ * date index, in a bounded window and then through the best index: docs/query-plans.md), single-row
+ * lookups, and the mapping of a stored row to the served Job shape (spec: Resources › Job, nullability
+ * table).
  */
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { CursorPosition } from '../domain/cursor.ts';
@@ -295,8 +298,14 @@ function selectPage<QB extends SelectQueryBuilder<DB & { j: DB['jobs'] } & { c: 
 /**
  * The queries of one page (see {@link ListingQueries}), unexecuted: for {@link listJobs}, and for
  * `EXPLAIN` in docs/query-plans.md. Each returns up to `limit + 1` rows.
+ * @param companies what {@link resolveCompanies} found for `filter`.
+ * @throws Error when `filter` has company filters that `companies` does not resolve.
  */
 export function listJobsQueries(db: Kysely<DB>, filter: JobFilter, scope: ServingScope, page: PageRequest, companies: ResolvedCompanies): ListingQueries {
+  // The bounded inner queries do not join `companies`, so company filters must arrive as ids.
+  if (((filter.company || filter.companyDomain) && !companies.include) || (filter.excludeCompanyDomain && !companies.exclude)) {
+    throw new Error('listJobsQueries: pass the company ids resolveCompanies() found for this filter');
+  }
   const fetch = page.limit + 1;
   const defaultScope = isDefaultScope(scope);
   const jobsWithCompany = () => db.selectFrom('jobs as j').innerJoin('companies as c', 'c.id', 'j.company_id');

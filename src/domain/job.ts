@@ -1,5 +1,6 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { FIELD_SOURCE_KEYS, PROVENANCE } from './field-sources.ts';
+import { REQUIRABLE_FIELDS } from './listing-filter.ts';
 import {
   CLOSED_REASONS,
   JOB_STATUSES,
@@ -90,9 +91,16 @@ export const JobPageSchema = Type.Object({
   has_more: Type.Boolean(),
   next_cursor: Nullable(Type.String(), 'Opaque; pass back verbatim, URL-encoded. Null on the last page.'),
   completeness: Type.Optional(
-    Type.Record(Type.String(), Type.Integer(), {
-      description: 'Only when require_fields was sent: for each named field, live rows across the whole ledger where it is published.',
-    }),
+    Type.Object(
+      Object.fromEntries(REQUIRABLE_FIELDS.map((k) => [k, Type.Optional(Type.Integer({ minimum: 0 }))])) as Record<
+        (typeof REQUIRABLE_FIELDS)[number],
+        ReturnType<typeof Type.Optional<ReturnType<typeof Type.Integer>>>
+      >,
+      {
+        description:
+          'Only when require_fields was sent: for each named field (the key), how many live rows across the whole ledger have it `published` in field_sources. From the facet snapshot (see /v1/meta/facets measured_at).',
+      },
+    ),
   ),
 });
 export type JobPage = Static<typeof JobPageSchema>;

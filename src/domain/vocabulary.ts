@@ -118,3 +118,26 @@ export const PERIODS_PER_YEAR: Readonly<Record<SalaryPeriod, number>> = {
   daily: 260,
   hourly: 2080,
 };
+
+/**
+ * Two-letter US state codes accepted by the `state` filter (spec: Shared listing filters, "Two-letter
+ * US state codes"): the 50 states and the District of Columbia, with their USPS names. The same codes
+ * enrichment reads out of locations (src/enrich/gazetteer.ts US_STATES; a unit test keeps them equal).
+ */
+export const US_STATES: Readonly<Record<string, string>> = {
+  AL: 'Alabama', AK: 'Alaska', AZ: 'Arizona', AR: 'Arkansas', CA: 'California', CO: 'Colorado',
+  CT: 'Connecticut', DE: 'Delaware', DC: 'District of Columbia', FL: 'Florida', GA: 'Georgia',
+  HI: 'Hawaii', ID: 'Idaho', IL: 'Illinois', IN: 'Indiana', IA: 'Iowa', KS: 'Kansas', KY: 'Kentucky',
+  LA: 'Louisiana', ME: 'Maine', MD: 'Maryland', MA: 'Massachusetts', MI: 'Michigan', MN: 'Minnesota',
+  MS: 'Mississippi', MO: 'Missouri', MT: 'Montana', NE: 'Nebraska', NV: 'Nevada', NH: 'New Hampshire',
+  NJ: 'New Jersey', NM: 'New Mexico', NY: 'New York', NC: 'North Carolina', ND: 'North Dakota',
+  OH: 'Ohio', OK: 'Oklahoma', OR: 'Oregon', PA: 'Pennsylvania', RI: 'Rhode Island',
+  SC: 'South Carolina', SD: 'South Dakota', TN: 'Tennessee', TX: 'Texas', UT: 'Utah', VT: 'Vermont',
+  VA: 'Virginia', WA: 'Washington', WV: 'West Virginia', WI: 'Wisconsin', WY: 'Wyoming',
+};
+
+/**
+ * `source_type` values a client may filter by (spec: Controlled vocabularies, "source_type filter
+ * values"). `aggregator` and `agency` are reserved: accepted, and they match no rows.
+ */
+export const RESERVED_SOURCE_TYPES: readonly SourceType[] = ['aggregator', 'agency'];

@@ -13,7 +13,7 @@ import { systemClock, type Clock } from '../access/periods.ts';
 import { RequestLimiter } from '../access/request-limits.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { DB } from '../store/schema.ts';
-import { cachedProviderIds, type AppContext } from './context.ts';
+import { cachedProviderIds, facetSnapshot, type AppContext } from './context.ts';
 import { errorHandler, sendApiError } from './errors.ts';
 import { documentBudgetHeaders } from './openapi-headers.ts';
 import { requireApiKey } from './plugins/auth.ts';
@@ -29,6 +29,7 @@ import { meRoutes } from './routes/me.ts';
 import { planRoutes } from './routes/plans.ts';
 import { keyedReportRoutes, keylessReportRoutes } from './routes/reports.ts';
 import { syncRoutes } from './routes/sync.ts';
+import { keyedMetaRoutes, keylessMetaRoutes } from './routes/meta.ts';
 import { systemRoutes } from './routes/system.ts';
 
 export interface AppOptions {
@@ -105,6 +106,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     cursorSecret: options.cursorSecret,
     providerIds: cachedProviderIds(options.db),
     reports: createReportReader(options.db, options.reports ?? defaultReportSettings()),
+    facets: facetSnapshot(options.db, options.log),
   };
   const contractVersion = options.contractVersion ?? CONTRACT_VERSION;
 
@@ -146,9 +148,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         { name: 'account', description: 'The calling key' },
         { name: 'companies', description: 'Keyed employer directory' },
         { name: 'export', description: 'Keyed bulk export (bulk_export entitlement)' },
-        { name: 'meta', description: 'Keyed reports and vocabularies' },
         { name: 'sync', description: 'Staying in sync: change feed, closure feed, closed rows' },
         { name: 'public', description: 'Keyless read-only mirror' },
+        { name: 'meta', description: 'Reports, controlled vocabularies and providers with live counts' },
         { name: 'system', description: 'Liveness, readiness and the contract' },
       ],
     },
@@ -180,6 +182,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await v1.register(exportRoutes(ctx));
       await v1.register(keyedReportRoutes(ctx));
       await v1.register(syncRoutes(ctx));
+      await v1.register(keyedMetaRoutes(ctx));
     },
     { prefix: '/v1' },
   );
@@ -189,6 +192,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await pub.register(planRoutes(ctx));
       await pub.register(keylessCompanyRoutes(ctx));
       await pub.register(keylessReportRoutes(ctx));
+      await pub.register(keylessMetaRoutes(ctx));
     },
     { prefix: '/public' },
   );

@@ -4,6 +4,8 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { ReportReader } from '../reports/snapshots.ts';
+import { computeFacets, type LedgerFacets } from '../reports/facets.ts';
+import { refreshingSnapshot, type RefreshingSnapshot } from '../reports/snapshot.ts';
 import type { DB } from '../store/schema.ts';
 import { redistributableProviderIds } from '../store/providers.ts';
 
@@ -18,6 +20,22 @@ export interface AppContext {
   providerIds(): Promise<readonly string[]>;
   /** Report snapshots (freshness, coverage, stats), measured on demand when none exists yet. */
   reports: ReportReader;
+  /** Facets, provider counts and publication counts, refreshed every {@link FACETS_MAX_AGE_SECONDS}. */
+  facets: RefreshingSnapshot<LedgerFacets>;
+}
+
+/**
+ * Age after which the facet snapshot is recomputed, seconds: "a snapshot refreshed every few
+ * minutes" (spec: GET /v1/meta/facets), the same as the keyless facets' cache lifetime.
+ */
+export const FACETS_MAX_AGE_SECONDS = 300;
+
+/** The facet snapshot of one API process. */
+export function facetSnapshot(db: Kysely<DB>, log: Logger): RefreshingSnapshot<LedgerFacets> {
+  return refreshingSnapshot(() => computeFacets(db), {
+    maxAgeMs: FACETS_MAX_AGE_SECONDS * 1000,
+    onError: (err) => log.error({ err }, 'facet snapshot refresh failed; serving the previous one'),
+  });
 }
 
 const PROVIDER_CACHE_MS = 60_000;

@@ -7,8 +7,11 @@
  */
 import { createHash } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
+import { bareDomain } from '../domain/domain-name.ts';
 import { slugify } from '../domain/slug.ts';
 import type { DB } from './schema.ts';
+
+export { bareDomain };
 
 export interface CompanyInput {
   name: string;
@@ -21,19 +24,6 @@ export interface CompanyRef {
   id: string;
   slug: string;
   name: string;
-}
-
-/** Reduce a URL or host to a bare domain: no scheme, path, port or leading `www.`; lower case. */
-export function bareDomain(input: string): string | undefined {
-  const trimmed = input.trim().toLowerCase();
-  if (!trimmed) return undefined;
-  try {
-    const host = new URL(trimmed.includes('://') ? trimmed : `http://${trimmed}`).hostname;
-    const bare = host.replace(/^www\./, '');
-    return /^[a-z0-9.-]+\.[a-z]{2,}$/.test(bare) ? bare : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function identityKey(input: CompanyInput): string {

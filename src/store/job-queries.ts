@@ -1,13 +1,16 @@
 /**
- * The ledger's read side for job rows: keyset-paged listings and single-row lookups, and the mapping of
- * a stored row to the served Job shape (spec: Resources › Job, nullability table).
+ * The ledger's read side for job rows: the SQL of the shared listing filters and of the serving scope,
+ * keyset-paged listings (read in one query or, where a rare match could make the planner walk the whole
+ * date index, in a bounded window and then through the best index: docs/query-plans.md), single-row
+ * lookups, and the mapping of a stored row to the served Job shape (spec: Resources › Job, nullability
+ * table).
  */
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { CursorPosition } from '../domain/cursor.ts';
 import type { FieldSources } from '../domain/field-sources.ts';
 import type { Job } from '../domain/job.ts';
-import type { JobFilter } from '../domain/listing-filter.ts';
-import { NOT_STATED } from '../domain/vocabulary.ts';
+import { DEFAULT_SCOPE, isDefaultScope, type JobFilter, type ServingScope } from '../domain/listing-filter.ts';
+import { NOT_STATED, RESERVED_SOURCE_TYPES, UNCATEGORISED } from '../domain/vocabulary.ts';
 import type { DB, JobRow } from './schema.ts';
 
 /** A job row joined with its company's current slug and logo. */
@@ -74,32 +77,177 @@ export const JOB_COLUMNS = [
   'j.updated_at',
 ] as const;
 
-export type JobsEb = ExpressionBuilder<DB & { j: DB['jobs'] } & { c: DB['companies'] }, 'j' | 'c'>;
+const LIST_COLUMNS = JOB_COLUMNS.filter((c): c is Exclude<(typeof JOB_COLUMNS)[number], 'j.description_html'> => c !== 'j.description_html');
 
-/** SQL conditions for the shared filters. Every value is bound as a parameter. */
-export function filterConditions(eb: JobsEb, filter: JobFilter): Expression<SqlBool>[] {
+export type JobsEb = ExpressionBuilder<DB & { j: DB['jobs'] } & { c: DB['companies'] }, 'j' | 'c'>;
+type NullableColumn = 'j.category' | 'j.remote' | 'j.employment_type' | 'j.seniority' | 'j.country' | 'j.state' | 'c.domain';
+
+/**
+ * `column IN values`, where the marker value (`not_stated`, `uncategorised`) selects rows where the
+ * column is null. `exclude` negates it null-safely: a row is dropped only when it matches.
+ */
+function inWithNull(eb: JobsEb, column: NullableColumn, values: readonly string[], marker: string | undefined, exclude = false): Expression<SqlBool> {
+  const concrete = values.filter((v) => v !== marker);
+  const withNull = marker !== undefined && values.includes(marker);
+  if (!exclude) {
+    const ors: Expression<SqlBool>[] = [];
+    if (concrete.length > 0) ors.push(eb(column, 'in', concrete));
+    if (withNull) ors.push(eb(column, 'is', null));
+    return eb.or(ors);
+  }
+  const keepOthers = concrete.length > 0 ? eb(column, 'not in', concrete) : sql<SqlBool>`true`;
+  return withNull ? eb.and([eb(column, 'is not', null), keepOthers]) : eb.or([eb(column, 'is', null), keepOthers]);
+}
+
+/** A web-search query in the `simple` configuration (spec: "No stemming"); never fails on user input. */
+function webSearch(text: string) {
+  return sql`websearch_to_tsquery('simple', ${text})`;
+}
+
+/**
+ * The company ids the company filters (`company`, `company_domain`, `exclude_company_domain`) stand
+ * for, looked up before the listing query: with concrete ids the planner can use the per-company
+ * index and its statistics, where a join condition on `companies` makes it walk the whole listing
+ * order for a company with no rows (measured in docs/query-plans.md).
+ */
+export interface ResolvedCompanies {
+  /** Rows must belong to one of these (both `company` and `company_domain` matched). */
+  include?: string[];
+  /** Rows of these companies are dropped (`exclude_company_domain`). */
+  exclude?: string[];
+}
+
+/** Look up {@link ResolvedCompanies} for `filter`; no query when it has no company filter. */
+export async function resolveCompanies(db: Kysely<DB>, filter: JobFilter): Promise<ResolvedCompanies> {
+  const resolved: ResolvedCompanies = {};
+  if (filter.company || filter.companyDomain) {
+    let query = db.selectFrom('companies').select('id');
+    if (filter.company) query = query.where('slug', 'in', filter.company);
+    if (filter.companyDomain) query = query.where('domain', 'in', filter.companyDomain);
+    resolved.include = (await query.execute()).map((r) => r.id);
+  }
+  if (filter.excludeCompanyDomain) {
+    resolved.exclude = (await db.selectFrom('companies').select('id').where('domain', 'in', filter.excludeCompanyDomain).execute()).map((r) => r.id);
+  }
+  return resolved;
+}
+
+/** True when the filter has a full-text condition that selects rows (title_exclude only drops them). */
+function hasTextSearch(filter: JobFilter): boolean {
+  return Boolean(filter.q || filter.title || filter.descriptionContains);
+}
+
+/**
+ * SQL conditions for the shared listing filters (spec: Endpoints › Shared listing filters), over
+ * `jobs as j` joined with `companies as c`. Every value is bound as a parameter. The one entry point
+ * for every endpoint with the shared filters (`/v1/jobs`, `/v1/jobs/closed`, `/v1/export`).
+ *
+ * With `companies` (from {@link resolveCompanies}) the company filters compare `j.company_id` with
+ * the resolved ids and need no join; without it they compare `c.slug` and `c.domain`.
+ */
+export function filterConditions(eb: JobsEb, filter: JobFilter, companies?: ResolvedCompanies): Expression<SqlBool>[] {
+  return [...structuredConditions(eb, filter, companies), ...textConditions(filter)];
+}
+
+/** The conditions of {@link filterConditions} other than full text. */
+function structuredConditions(eb: JobsEb, filter: JobFilter, companies?: ResolvedCompanies): Expression<SqlBool>[] {
   const where: Expression<SqlBool>[] = [];
+  if (filter.category) where.push(inWithNull(eb, 'j.category', filter.category, UNCATEGORISED));
+  if (filter.excludeCategory) where.push(inWithNull(eb, 'j.category', filter.excludeCategory, UNCATEGORISED, true));
   if (filter.country) where.push(eb('j.country', 'in', filter.country));
-  if (filter.remote) {
-    const values = filter.remote.filter((v) => v !== NOT_STATED);
-    const ors: Expression<SqlBool>[] = [];
-    if (values.length > 0) ors.push(eb('j.remote', 'in', values));
-    if (filter.remote.includes(NOT_STATED)) ors.push(eb('j.remote', 'is', null));
-    where.push(eb.or(ors));
+  if (filter.excludeCountry) where.push(inWithNull(eb, 'j.country', filter.excludeCountry, undefined, true));
+  if (filter.city) where.push(eb(sql<string>`lower(j.city)`, 'in', filter.city));
+  // Only US rows carry a state (CHECK jobs_state_only_in_us), so rows elsewhere never match.
+  if (filter.state) where.push(eb('j.state', 'in', filter.state));
+  if (filter.remote) where.push(inWithNull(eb, 'j.remote', filter.remote, NOT_STATED));
+  if (filter.remoteConfirmed !== undefined) {
+    // The source stated the remote status exactly when a value is present and was not derived.
+    where.push(
+      filter.remoteConfirmed
+        ? eb.and([eb('j.remote', 'is not', null), eb('j.remote_inferred', '=', false)])
+        : eb.or([eb('j.remote', 'is', null), eb('j.remote_inferred', '=', true)]),
+    );
   }
-  if (filter.employmentType) {
-    const values = filter.employmentType.filter((v) => v !== NOT_STATED);
-    const ors: Expression<SqlBool>[] = [];
-    if (values.length > 0) ors.push(eb('j.employment_type', 'in', values));
-    if (filter.employmentType.includes(NOT_STATED)) ors.push(eb('j.employment_type', 'is', null));
-    where.push(eb.or(ors));
-  }
-  if (filter.company) where.push(eb('c.slug', 'in', filter.company));
+  if (filter.employmentType) where.push(inWithNull(eb, 'j.employment_type', filter.employmentType, NOT_STATED));
+  if (filter.seniority) where.push(inWithNull(eb, 'j.seniority', filter.seniority, NOT_STATED));
   if (filter.provider) where.push(eb('j.provider_id', 'in', filter.provider));
-  if (filter.q) where.push(sql<SqlBool>`j.search_tsv @@ websearch_to_tsquery('simple', ${filter.q})`);
-  if (filter.postedAfter) where.push(eb('j.posted_at', '>', filter.postedAfter));
+  if (filter.excludeProvider) where.push(eb('j.provider_id', 'not in', filter.excludeProvider));
+  if (filter.sourceType) {
+    // The reserved values are accepted and match no rows (spec: source_type).
+    const real = filter.sourceType.filter((v) => !RESERVED_SOURCE_TYPES.includes(v));
+    where.push(real.length > 0 ? eb('j.source_type', 'in', real) : sql<SqlBool>`false`);
+  }
+  if (filter.excludeSourceType) {
+    const real = filter.excludeSourceType.filter((v) => !RESERVED_SOURCE_TYPES.includes(v));
+    if (real.length > 0) where.push(eb('j.source_type', 'not in', real));
+  }
+  if (companies?.include) where.push(companies.include.length > 0 ? eb('j.company_id', 'in', companies.include) : sql<SqlBool>`false`);
+  else {
+    if (filter.company) where.push(eb('c.slug', 'in', filter.company));
+    if (filter.companyDomain) where.push(eb('c.domain', 'in', filter.companyDomain));
+  }
+  if (companies?.exclude) {
+    if (companies.exclude.length > 0) where.push(eb('j.company_id', 'not in', companies.exclude));
+  } else if (filter.excludeCompanyDomain) {
+    where.push(inWithNull(eb, 'c.domain', filter.excludeCompanyDomain, undefined, true));
+  }
+  if (filter.hasSalary === 'structured') where.push(eb('j.salary_source', '=', 'structured'));
+  if (filter.hasSalary === 'any') where.push(eb('j.salary_source', 'is not', null));
+  if (filter.hasSalary === 'none') where.push(eb('j.salary_source', 'is', null));
+  if (filter.minSalary !== undefined) where.push(eb('j.salary_min_annual_eur', '>=', filter.minSalary));
+  if (filter.maxSalary !== undefined) where.push(eb('j.salary_min_annual_eur', '<=', filter.maxSalary));
+  if (filter.hasDescription !== undefined || filter.descriptionContains) {
+    // description_contains implies has_description=true (spec); an explicit false then matches nothing.
+    where.push(eb('j.has_description', '=', filter.descriptionContains ? filter.hasDescription !== false : filter.hasDescription!));
+  }
+  if (filter.requireFields) {
+    if (filter.requireFields.includes('source_type')) {
+      // Spec: require_fields "source_type is accepted and matches nothing" (it is reserved, always inferred).
+      where.push(sql<SqlBool>`false`);
+    } else {
+      const published = Object.fromEntries(filter.requireFields.map((k) => [k, 'published']));
+      where.push(sql<SqlBool>`j.field_sources @> ${JSON.stringify(published)}::jsonb`);
+    }
+  }
+  // sort_key = coalesce(posted_at, -infinity) is never later than a real instant when posted_at is
+  // null, so this is exactly posted_at > x, and it can walk the listing-order indexes.
+  if (filter.postedAfter) where.push(eb('j.sort_key', '>', filter.postedAfter));
   if (filter.countryLock) where.push(eb('j.country', '=', filter.countryLock));
+  if (filter.verifiedAfter) where.push(eb('j.last_verified_at', '>', filter.verifiedAfter));
   return where;
+}
+
+/** The full-text conditions of {@link filterConditions}. */
+function textConditions(filter: JobFilter): Expression<SqlBool>[] {
+  const where: Expression<SqlBool>[] = [];
+  if (filter.q) where.push(sql<SqlBool>`j.search_tsv @@ ${webSearch(filter.q)}`);
+  if (filter.title) where.push(sql<SqlBool>`j.title_tsv @@ ${webSearch(filter.title)}`);
+  if (filter.titleExclude) where.push(sql<SqlBool>`NOT (j.title_tsv @@ ${webSearch(filter.titleExclude)})`);
+  if (filter.descriptionContains) where.push(sql<SqlBool>`j.description_tsv @@ ${webSearch(filter.descriptionContains)}`);
+  return where;
+}
+
+/**
+ * SQL conditions for the population a listing reads (spec: GET /v1/jobs `status`, `quality`,
+ * `include_poster_type`). The default scope is exactly the `served` rows, which every partial
+ * listing index covers. Removed and opted-out rows are never re-admitted, whatever the scope.
+ */
+export function scopeConditions(eb: JobsEb, scope: ServingScope): Expression<SqlBool>[] {
+  if (isDefaultScope(scope)) return [eb('j.served', '=', true)];
+  const where: Expression<SqlBool>[] = [];
+  if (scope.status !== 'any') where.push(eb('j.status', '=', scope.status));
+  where.push(
+    scope.qualityAll ? eb.or([eb('j.withheld_kind', 'is', null), eb('j.withheld_kind', '=', 'quality_gated')]) : eb('j.withheld_kind', 'is', null),
+  );
+  where.push(
+    scope.posterTypes.length > 0 ? eb.or([eb('j.poster_type', 'is', null), eb('j.poster_type', 'in', scope.posterTypes)]) : eb('j.poster_type', 'is', null),
+  );
+  return where;
+}
+
+function afterCondition(eb: JobsEb, after: CursorPosition | undefined): Expression<SqlBool>[] {
+  if (!after) return [];
+  return [eb(eb.refTuple('j.sort_key', 'j.id'), '<', eb.tuple(sql<Date>`${after.key}::timestamptz`, sql<string>`${after.id}::uuid`))];
 }
 
 export interface ListPage {
@@ -109,35 +257,145 @@ export interface ListPage {
   next?: CursorPosition;
 }
 
+/** What one page asks for. */
+export interface PageRequest {
+  limit: number;
+  after?: CursorPosition;
+  includeDescription?: boolean;
+}
+
 /**
- * One page of served rows in the listing order `posted_at DESC NULLS LAST, id DESC` (spec: GET /v1/jobs),
- * after `after` when given.
+ * Rows examined by the bounded first step of a guarded listing: 64 per row of the page, at least
+ * 1,000 and at most 20,000. A filter matching at least one row in 64 fills the page in this step,
+ * stopping as soon as it has; a rarer one has few enough matches that collecting them all is cheaper
+ * than walking on (the crossover on a million rows, measured in docs/query-plans.md).
  */
-export async function listServedJobs(
-  db: Kysely<DB>,
-  filter: JobFilter,
-  page: { limit: number; after?: CursorPosition; includeDescription: boolean },
-): Promise<ListPage> {
-  let query = db
-    .selectFrom('jobs as j')
-    .innerJoin('companies as c', 'c.id', 'j.company_id')
-    .select(JOB_COLUMNS)
-    .select(['c.slug as company_slug', 'c.logo_url as company_logo', sql<string>`j.sort_key::text`.as('sort_key_text')])
-    .where('j.served', '=', true)
-    .where((eb) => eb.and(filterConditions(eb, filter)));
-  if (page.after) {
-    const after = page.after;
-    query = query.where((eb) => eb(eb.refTuple('j.sort_key', 'j.id'), '<', eb.tuple(sql<Date>`${after.key}::timestamptz`, sql<string>`${after.id}::uuid`)));
+export function guardWindow(limit: number): number {
+  return Math.min(20_000, Math.max(1_000, 64 * (limit + 1)));
+}
+
+/**
+ * How a page is read (docs/query-plans.md):
+ * - `direct`: one query in the listing order; the planner picks the per-filter index. Used for the
+ *   served rows with structured filters only, where its estimates are sound.
+ * - `guarded`: used with a full-text condition or outside the served rows, where a rare (or absent)
+ *   match could make the planner walk the whole date index. Step one examines a bounded window of
+ *   rows in listing order (`window`); if that does not fill the page, step two (`complete`) collects
+ *   every match through the best access path (GIN, per-filter index or a scan) and sorts them.
+ *   Either step's page is exact: the window is a prefix of the listing order.
+ */
+export type ListingQueries =
+  | { strategy: 'direct'; direct: ReturnType<typeof selectPage> }
+  | { strategy: 'guarded'; window: ReturnType<typeof selectPage>; complete: ReturnType<typeof selectPage> };
+
+/** The page columns, from `jobs as j` and `companies as c`, in the listing order. */
+function selectPage<QB extends SelectQueryBuilder<DB & { j: DB['jobs'] } & { c: DB['companies'] }, 'j' | 'c', object>>(query: QB, page: PageRequest) {
+  return query
+    .select(LIST_COLUMNS)
+    // Descriptions are the bulk of a row; they are read only when the page will carry them.
+    .select(page.includeDescription ? sql<string | null>`j.description_html`.as('description_html') : sql<null>`null::text`.as('description_html'))
+    .select(['c.slug as company_slug', 'c.logo_url as company_logo', sql<string>`j.sort_key::text`.as('sort_key_text')]);
+}
+
+/**
+ * The queries of one page (see {@link ListingQueries}), unexecuted: for {@link listJobs}, and for
+ * `EXPLAIN` in docs/query-plans.md. Each returns up to `limit + 1` rows.
+ * @param companies what {@link resolveCompanies} found for `filter`.
+ * @throws Error when `filter` has company filters that `companies` does not resolve.
+ */
+export function listJobsQueries(db: Kysely<DB>, filter: JobFilter, scope: ServingScope, page: PageRequest, companies: ResolvedCompanies): ListingQueries {
+  // The bounded inner queries do not join `companies`, so company filters must arrive as ids.
+  if (((filter.company || filter.companyDomain) && !companies.include) || (filter.excludeCompanyDomain && !companies.exclude)) {
+    throw new Error('listJobsQueries: pass the company ids resolveCompanies() found for this filter');
   }
-  const rows = (await query
+  const fetch = page.limit + 1;
+  const defaultScope = isDefaultScope(scope);
+  const jobsWithCompany = () => db.selectFrom('jobs as j').innerJoin('companies as c', 'c.id', 'j.company_id');
+
+  if (defaultScope && !hasTextSearch(filter)) {
+    const direct = selectPage(jobsWithCompany(), page)
+      .where((eb) => eb.and([...scopeConditions(eb, scope), ...filterConditions(eb, filter, companies), ...afterCondition(eb, page.after)]))
+      .orderBy('j.sort_key', 'desc')
+      .orderBy('j.id', 'desc')
+      .limit(fetch);
+    return { strategy: 'direct', direct };
+  }
+
+  // Step one. In the served rows the structured filters stay in the bounded inner query, where the
+  // per-filter indexes apply; outside them only the scope does, because a filter there has no index
+  // of its own and could make the inner query itself walk every row.
+  const inner = db
+    .selectFrom('jobs as j')
+    .select(['j.id', 'j.sort_key'])
+    .where((eb) => {
+      // Resolved company filters reference no `c` column, so the inner query needs no join.
+      const e = eb as unknown as JobsEb;
+      return eb.and([...scopeConditions(e, scope), ...(defaultScope ? structuredConditions(e, filter, companies) : []), ...afterCondition(e, page.after)]);
+    })
     .orderBy('j.sort_key', 'desc')
     .orderBy('j.id', 'desc')
-    .limit(page.limit + 1)
-    .execute()) as unknown as JobViewRow[];
+    .limit(guardWindow(page.limit))
+    .as('w');
+  const window = selectPage(
+    db.selectFrom(inner).innerJoin('jobs as j', 'j.id', 'w.id').innerJoin('companies as c', 'c.id', 'j.company_id'),
+    page,
+  )
+    .where((eb) => {
+      const e = eb as unknown as JobsEb;
+      return eb.and(defaultScope ? textConditions(filter) : filterConditions(e, filter, companies));
+    })
+    .orderBy(sql`w.sort_key`, 'desc')
+    .orderBy(sql`w.id`, 'desc')
+    .limit(fetch);
+
+  // Step two: every match, materialized, so the planner cannot turn it back into an order walk; the
+  // top of it is sorted first and only those rows are read in full.
+  const complete = selectPage(
+    db
+      .with(
+        (cte) => cte('m').materialized(),
+        (qb) =>
+          qb
+            .selectFrom('jobs as j')
+            .select(['j.id', 'j.sort_key'])
+            .where((eb) => {
+              const e = eb as unknown as JobsEb;
+              return eb.and([...scopeConditions(e, scope), ...filterConditions(e, filter, companies), ...afterCondition(e, page.after)]);
+            }),
+      )
+      .selectFrom((qb) => qb.selectFrom('m').select(['m.id', 'm.sort_key']).orderBy('m.sort_key', 'desc').orderBy('m.id', 'desc').limit(fetch).as('t'))
+      .innerJoin('jobs as j', 'j.id', 't.id')
+      .innerJoin('companies as c', 'c.id', 'j.company_id'),
+    page,
+  )
+    .orderBy(sql`t.sort_key`, 'desc')
+    .orderBy(sql`t.id`, 'desc');
+  return { strategy: 'guarded', window, complete };
+}
+
+/**
+ * One page of rows in the listing order `posted_at DESC NULLS LAST, id DESC` (spec: GET /v1/jobs),
+ * after `page.after` when given, from the population `scope` selects.
+ * @throws the database error (the API maps a statement timeout to 503 `timeout`, anything else to 500).
+ */
+export async function listJobs(db: Kysely<DB>, filter: JobFilter, scope: ServingScope, page: PageRequest): Promise<ListPage> {
+  const queries = listJobsQueries(db, filter, scope, page, await resolveCompanies(db, filter));
+  let rows: JobViewRow[];
+  if (queries.strategy === 'direct') {
+    rows = (await queries.direct.execute()) as unknown as JobViewRow[];
+  } else {
+    rows = (await queries.window.execute()) as unknown as JobViewRow[];
+    if (rows.length <= page.limit) rows = (await queries.complete.execute()) as unknown as JobViewRow[];
+  }
   const hasMore = rows.length > page.limit;
   const pageRows = hasMore ? rows.slice(0, page.limit) : rows;
   const last = pageRows[pageRows.length - 1];
   return { rows: pageRows, hasMore, next: hasMore && last ? { key: last.sort_key_text, id: last.id } : undefined };
+}
+
+/** One page of served rows: {@link listJobs} in the default scope. */
+export async function listServedJobs(db: Kysely<DB>, filter: JobFilter, page: PageRequest): Promise<ListPage> {
+  return listJobs(db, filter, DEFAULT_SCOPE, page);
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -8,21 +8,48 @@ import { Type } from 'typebox';
 import { CursorError, decodeCursor, encodeCursor, queryFingerprint, type CursorPosition } from '../../domain/cursor.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { JobEnvelopeSchema, JobPageSchema, type JobPage } from '../../domain/job.ts';
-import { parseBoolean, parseListingQuery, type RawQuery } from '../../domain/listing-filter.ts';
-import { findJob, listServedJobs, toJob } from '../../store/job-queries.ts';
+import { parseBoolean, parseJobsQuery, quoteValue, type JobFilter, type JobsRequest, type RawQuery } from '../../domain/listing-filter.ts';
+import { findJob, listJobs, toJob, type ListPage } from '../../store/job-queries.ts';
 import type { AppContext } from '../context.ts';
 import { JobIdParams, errorResponses, keyedListingQuery, keylessListingQuery } from '../schemas.ts';
 
 /** Keyless page-size cap (spec: Keyless endpoints, "max 50 rows"). Cache lifetimes: plugins/keyless-access.ts. */
 export const KEYLESS_MAX_LIMIT = 50;
 
-function decodeOr422(secret: string, fingerprint: string, cursor: string): CursorPosition {
+function decodeOr422(secret: string, fingerprint: string, cursor: string, endpoint: string): CursorPosition {
   try {
     return decodeCursor(secret, fingerprint, cursor);
   } catch (error) {
-    if (error instanceof CursorError) throw new ApiError('bad_cursor', `The cursor is not valid here: ${error.message}.`);
+    if (error instanceof CursorError) {
+      throw new ApiError(
+        'bad_cursor',
+        `The cursor ${quoteValue(cursor)} is not valid here: ${error.message}. Pass back the next_cursor of the previous ${endpoint} page verbatim, with the same filters.`,
+      );
+    }
     throw error;
   }
+}
+
+/**
+ * The page-level `completeness` object (spec: Job page): for each field named in require_fields,
+ * live rows across the whole ledger where it is published, from the facet snapshot.
+ */
+async function completenessOf(ctx: AppContext, filter: JobFilter): Promise<JobPage['completeness']> {
+  if (!filter.requireFields) return undefined;
+  const published = (await ctx.facets.get()).value.published;
+  return Object.fromEntries(filter.requireFields.map((field) => [field, published[field]]));
+}
+
+/** The page body: rows in the served shape, paging fields, and `completeness` when asked for. */
+async function pageBody(ctx: AppContext, listing: JobsRequest, page: ListPage, nextCursor: string | null): Promise<JobPage> {
+  const body: JobPage = {
+    data: page.rows.map((row) => toJob(row, { includeDescription: listing.includeDescription, includeQuality: listing.scope.qualityAll })),
+    has_more: nextCursor !== null,
+    next_cursor: nextCursor,
+  };
+  const completeness = await completenessOf(ctx, listing.filter);
+  if (completeness) body.completeness = completeness;
+  return body;
 }
 
 function notFound(id: string): ApiError {
@@ -43,29 +70,26 @@ export function keyedJobRoutes(ctx: AppContext) {
           summary: 'Live listings, newest first, keyset-paged',
           security: [{ bearerAuth: [] }],
           querystring: keyedListingQuery,
-          response: { 200: JobPageSchema, ...errorResponses(401, 402, 422, 429, 500, 503) },
+          response: { 200: JobPageSchema, ...errorResponses(400, 401, 402, 422, 429, 500, 503) },
         },
       },
       async (request): Promise<JobPage> => {
         const plan = request.apiKey!.plan;
-        const listing = parseListingQuery(request.query as RawQuery, {
+        const listing = parseJobsQuery(request.query as RawQuery, {
           providers: await ctx.providerIds(),
           maxLimit: plan.max_page_size,
           keyless: false,
           countryLock: request.apiKey!.key.country_lock ?? undefined,
         });
-        const fingerprint = queryFingerprint({ endpoint: '/v1/jobs', filter: listing.filter });
-        const after = listing.cursor ? decodeOr422(ctx.cursorSecret, fingerprint, listing.cursor) : undefined;
+        // The scope is part of the query: a cursor from status=live is no cursor for status=any.
+        const fingerprint = queryFingerprint({ endpoint: '/v1/jobs', filter: listing.filter, scope: listing.scope });
+        const after = listing.cursor ? decodeOr422(ctx.cursorSecret, fingerprint, listing.cursor, '/v1/jobs') : undefined;
         // A page is never served beyond the record allowance: it is cut to what the meter grants, and
         // next_cursor still points at the first row not served.
         const granted = await request.recordMeter.reserve(listing.limit);
-        const page = await listServedJobs(ctx.db, listing.filter, { limit: granted, after, includeDescription: listing.includeDescription });
+        const page = await listJobs(ctx.db, listing.filter, listing.scope, { limit: granted, after, includeDescription: listing.includeDescription });
         await request.recordMeter.settle(page.rows.length);
-        return {
-          data: page.rows.map((row) => toJob(row, { includeDescription: listing.includeDescription })),
-          has_more: page.hasMore,
-          next_cursor: page.next ? encodeCursor(ctx.cursorSecret, fingerprint, page.next) : null,
-        };
+        return pageBody(ctx, listing, page, page.next ? encodeCursor(ctx.cursorSecret, fingerprint, page.next) : null);
       },
     );
 
@@ -115,7 +139,7 @@ export function keylessJobRoutes(ctx: AppContext) {
           summary: 'Keyless listings: at most 50 rows, no paging',
           security: [],
           querystring: keylessListingQuery,
-          response: { 200: JobPageSchema, ...errorResponses(402, 422, 429, 500, 503) },
+          response: { 200: JobPageSchema, ...errorResponses(400, 402, 403, 422, 429, 500, 503) },
         },
       },
       async (request): Promise<JobPage> => {
@@ -123,10 +147,10 @@ export function keylessJobRoutes(ctx: AppContext) {
         if (query.cursor !== undefined && query.cursor !== '') {
           throw new ApiError('key_required_to_page', 'Paging needs an API key: send the cursor to /v1/jobs with "Authorization: Bearer <API_KEY>".');
         }
-        const listing = parseListingQuery(query, { providers: await ctx.providerIds(), maxLimit: KEYLESS_MAX_LIMIT, keyless: true });
-        const page = await listServedJobs(ctx.db, listing.filter, { limit: listing.limit, includeDescription: listing.includeDescription });
+        const listing = parseJobsQuery(query, { providers: await ctx.providerIds(), maxLimit: KEYLESS_MAX_LIMIT, keyless: true });
+        const page = await listJobs(ctx.db, listing.filter, listing.scope, { limit: listing.limit, includeDescription: listing.includeDescription });
         // The keyless surface does not page: has_more is false and next_cursor null by definition.
-        return { data: page.rows.map((row) => toJob(row, { includeDescription: listing.includeDescription })), has_more: false, next_cursor: null };
+        return pageBody(ctx, listing, page, null);
       },
     );
 

@@ -1,0 +1,91 @@
+/**
+ * What a client sees when the database fails (spec: Errors, "The database's own error string is never
+ * published"; 503 timeout with Retry-After: 5 and retry_after; 500 query_failed, no Retry-After).
+ * Real failures of a real PostgreSQL: a statement that outlives statement_timeout because another
+ * session holds a lock, and a statement that fails because the schema under it changed.
+ */
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FIXED_MESSAGES } from '../src/domain/errors.ts';
+import { loadConfig } from '../src/config/config.ts';
+import type { CreatedKey } from '../src/store/api-keys.ts';
+import { bearer, buildTestApp, createKey, TEST_DOCS_URL } from './helpers/app.ts';
+import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+
+/** Text PostgreSQL puts in these errors; none of it may reach a client. */
+const DATABASE_WORDS = /statement timeout|canceling|cancelling|does not exist|column|relation|syntax|postgres|SQLSTATE|57014|42703/i;
+
+function expectNothingLeaked(res: LightMyRequestResponse): void {
+  expect(res.body).not.toMatch(DATABASE_WORDS);
+  for (const [name, value] of Object.entries(res.headers)) expect(`${name}: ${String(value)}`).not.toMatch(DATABASE_WORDS);
+}
+
+describe('database failures', () => {
+  let t: TestDatabase;
+  let app: FastifyInstance;
+  let key: CreatedKey;
+
+  beforeAll(async () => {
+    // A short statement_timeout stands in for the production 10 s, so a blocked statement hits it fast.
+    t = await createTestDatabase({ statementTimeoutMs: 400 });
+    app = await buildTestApp(t);
+    key = await createKey(t, 'scale');
+  });
+  afterAll(async () => {
+    await app.close();
+    await t.drop();
+  });
+
+  it('runs API queries under the spec\'s 10-second statement timeout by default', () => {
+    expect(loadConfig({}).statementTimeoutMs).toBe(10_000);
+  });
+
+  it('answers a statement timeout with 503 timeout, Retry-After: 5 and retry_after, on every listing surface', async () => {
+    const holder = new pg.Client({ connectionString: t.url });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE jobs IN ACCESS EXCLUSIVE MODE');
+      for (const [url, headers] of [
+        ['/v1/jobs?country=US', bearer(key)],
+        ['/v1/jobs?q=engineer&status=any', bearer(key)],
+        ['/public/jobs', {}],
+        ['/v1/meta/facets', bearer(key)],
+        ['/public/providers', {}],
+      ] as const) {
+        const started = Date.now();
+        const res = await app.inject({ method: 'GET', url, headers });
+        expect(res.statusCode, url).toBe(503);
+        expect(res.headers['retry-after']).toBe('5');
+        expect(res.json()).toEqual({ error: 'timeout', message: FIXED_MESSAGES.timeout, docs: `${TEST_DOCS_URL}#timeout`, retry_after: 5 });
+        expectNothingLeaked(res);
+        expect(Date.now() - started).toBeGreaterThanOrEqual(350);
+      }
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
+    expect((await app.inject({ method: 'GET', url: '/v1/jobs', headers: bearer(key) })).statusCode).toBe(200);
+  });
+
+  it('answers any other database failure with 500 query_failed, a fixed message and no Retry-After', async () => {
+    // The schema changes under the running service: every listing query now names a missing column.
+    await t.db.schema.alterTable('jobs').renameColumn('title', 'title_renamed_by_test').execute();
+    try {
+      for (const [url, headers] of [
+        ['/v1/jobs', bearer(key)],
+        ['/v1/jobs?title=engineer', bearer(key)],
+        ['/public/jobs?country=US', {}],
+      ] as const) {
+        const res = await app.inject({ method: 'GET', url, headers });
+        expect(res.statusCode, url).toBe(500);
+        expect(res.json()).toEqual({ error: 'query_failed', message: FIXED_MESSAGES.query_failed, docs: `${TEST_DOCS_URL}#query_failed` });
+        expect(res.headers['retry-after']).toBeUndefined();
+        expectNothingLeaked(res);
+      }
+    } finally {
+      await t.db.schema.alterTable('jobs').renameColumn('title_renamed_by_test', 'title').execute();
+    }
+  });
+});

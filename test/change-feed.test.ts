@@ -10,7 +10,7 @@ import type { Job } from '../src/domain/job.ts';
 import type { CreatedKey } from '../src/store/api-keys.ts';
 import { upsertTarget } from '../src/store/crawl-targets.ts';
 import { resolveCompanies, writeCrawl, type LedgerPosting } from '../src/store/ledger.ts';
-import { bearer, buildTestApp, createKey } from './helpers/app.ts';
+import { bearer, buildTestApp, createUnlimitedKey } from './helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 import { ashbyLedgerPostings } from './helpers/postings.ts';
 
@@ -56,13 +56,8 @@ describe('the change feed never loses a change', () => {
   beforeAll(async () => {
     t = await createTestDatabase({ maxConnections: 12 });
     app = await buildTestApp(t);
-    // The reader polls thousands of times a minute: a plan (plans are data) whose request limits this
-    // test cannot reach, so it measures the feed, not the metering.
-    await t.db
-      .insertInto('plans')
-      .values({ id: 'feed-reader', label: 'Feed reader (test)', price_cents: 0, records_per_month: 1e12, requests_per_day: 1e9, requests_per_minute: 1e9, max_page_size: 200, entitlements: ['delta_feed'], purchasable: false })
-      .execute();
-    key = await createKey(t, 'feed-reader');
+    // The reader polls thousands of times a minute: this test measures the feed, not the metering.
+    key = await createUnlimitedKey(t);
     targetId = await upsertTarget(t.db, { providerId: 'ashby', board: 'feed-test' });
   });
   afterAll(async () => {

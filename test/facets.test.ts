@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../src/domain/job.ts';
 import { CATEGORY_FAMILIES, EMPLOYMENT_TYPES, SENIORITY_LEVELS, US_STATES } from '../src/domain/vocabulary.ts';
 import type { CreatedKey } from '../src/store/api-keys.ts';
-import { bearer, buildTestApp, createKey } from './helpers/app.ts';
+import { bearer, buildTestApp, createUnlimitedKey } from './helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 
 interface Entry {
@@ -43,7 +43,7 @@ describe('facets and providers', () => {
   beforeAll(async () => {
     t = await createTestDatabase({ corpus: true });
     app = await buildTestApp(t);
-    key = await createKey(t, 'explore');
+    key = await createUnlimitedKey(t);
     const res = await app.inject({ method: 'GET', url: '/v1/meta/facets', headers: bearer(key) });
     expect(res.statusCode).toBe(200);
     facets = res.json() as Facets;

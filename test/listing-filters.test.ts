@@ -13,7 +13,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../src/domain/job.ts';
 import type { CreatedKey } from '../src/store/api-keys.ts';
-import { bearer, buildTestApp, createKey } from './helpers/app.ts';
+import { bearer, buildTestApp, createUnlimitedKey } from './helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 import { handBuiltJob, writeHandBuiltRows } from './helpers/ledger-rows.ts';
 
@@ -123,7 +123,7 @@ describe('every /v1/jobs parameter', () => {
       .select((eb) => eb.cast<string>('j.sort_key', 'text').as('sort_key'))
       .execute()) as unknown as Row[];
     app = await buildTestApp(t);
-    key = await createKey(t, 'scale');
+    key = await createUnlimitedKey(t);
   });
   afterAll(async () => {
     await app.close();

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_STATUS } from '../src/domain/errors.ts';
 import { CATEGORY_FAMILIES, EMPLOYMENT_TYPES, REMOTE_VALUES, SENIORITY_LEVELS, SOURCE_TYPES, US_STATES } from '../src/domain/vocabulary.ts';
 import type { CreatedKey } from '../src/store/api-keys.ts';
-import { bearer, buildTestApp, createKey } from './helpers/app.ts';
+import { bearer, buildTestApp, createUnlimitedKey } from './helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 
 
@@ -112,7 +112,7 @@ describe('fuzzing the listing parameters', () => {
   beforeAll(async () => {
     t = await createTestDatabase({ corpus: true });
     app = await buildTestApp(t);
-    key = await createKey(t, 'scale');
+    key = await createUnlimitedKey(t);
     const first = await app.inject({ method: 'GET', url: '/v1/jobs?limit=3', headers: bearer(key) });
     cursors = [first.json().next_cursor as string];
   });

@@ -81,6 +81,33 @@ export async function createKey(t: TestDatabase, planId = 'scale', extra: { expi
   return createApiKey(t.db, { planId, name: `test ${planId}`, ...extra });
 }
 
+/** Id of the plan {@link createUnlimitedKey} uses. */
+export const UNLIMITED_TEST_PLAN = 'test-unlimited';
+
+/**
+ * A key on a plan (plans are data) whose budgets a test cannot reach, with every entitlement: for
+ * tests that page through the whole ledger or fire thousands of requests to check something other
+ * than metering. Metering itself is tested with the spec's plans.
+ */
+export async function createUnlimitedKey(t: TestDatabase): Promise<CreatedKey> {
+  await t.db
+    .insertInto('plans')
+    .values({
+      id: UNLIMITED_TEST_PLAN,
+      label: 'Unlimited (tests)',
+      price_cents: 0,
+      records_per_month: 1e12,
+      requests_per_day: 2e9,
+      requests_per_minute: 2e9,
+      max_page_size: 200,
+      entitlements: ['delta_feed', 'bulk_export'],
+      purchasable: false,
+    })
+    .onConflict((oc) => oc.column('id').doNothing())
+    .execute();
+  return createKey(t, UNLIMITED_TEST_PLAN);
+}
+
 export function bearer(key: CreatedKey): { authorization: string } {
   return { authorization: `Bearer ${key.secret}` };
 }

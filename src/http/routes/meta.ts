@@ -4,17 +4,13 @@
  * records. Counts come from a per-process snapshot refreshed every few minutes; every response says
  * when it was measured.
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
 import { FACET_GROUPS, FACET_PARAMETERS, type FacetGroup, type LedgerFacets } from '../../reports/facets.ts';
 import type { Snapshot } from '../../reports/snapshot.ts';
 import { FACETS_MAX_AGE_SECONDS, type AppContext } from '../context.ts';
 import { errorResponses } from '../schemas.ts';
-
-/** Cache lifetimes of the keyless twins, seconds (spec: Keyless endpoints table). */
-export const PUBLIC_FACETS_MAX_AGE = 300;
-export const PUBLIC_PROVIDERS_MAX_AGE = 900;
 
 const FacetEntrySchema = Type.Object(
   {
@@ -87,10 +83,6 @@ function providersBody(snapshot: Snapshot<LedgerFacets>): Static<typeof Provider
   return { data: snapshot.value.providers, ...freshnessOf(snapshot) };
 }
 
-function cacheFor(reply: FastifyReply, seconds: number): void {
-  reply.header('Cache-Control', `public, max-age=${seconds}`);
-}
-
 /** `/v1/meta/facets` and `/v1/meta/providers`; register inside the authenticated scope. */
 export function keyedMetaRoutes(ctx: AppContext) {
   return async (app: FastifyInstance) => {
@@ -124,7 +116,7 @@ export function keyedMetaRoutes(ctx: AppContext) {
   };
 }
 
-/** `/public/facets` and `/public/providers`: the same bodies, cacheable. */
+/** `/public/facets` and `/public/providers`: the same bodies, cacheable (keyless table). */
 export function keylessMetaRoutes(ctx: AppContext) {
   return async (app: FastifyInstance) => {
     const r = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -135,14 +127,12 @@ export function keylessMetaRoutes(ctx: AppContext) {
           operationId: 'getPublicFacets',
           tags: ['public'],
           summary: 'Every controlled vocabulary with live-row counts (keyless)',
+          security: [],
           response: { 200: FacetsSchema, ...errorResponses(429, 500, 503) },
         },
       },
-      async (_request, reply) => {
-        const body = facetsBody(await ctx.facets.get());
-        cacheFor(reply, PUBLIC_FACETS_MAX_AGE);
-        return body;
-      },
+      // Cache-Control comes from the keyless table (plugins/keyless-access.ts).
+      async () => facetsBody(await ctx.facets.get()),
     );
     r.get(
       '/providers',
@@ -151,14 +141,11 @@ export function keylessMetaRoutes(ctx: AppContext) {
           operationId: 'getPublicProviders',
           tags: ['public'],
           summary: 'Every redistributable provider with row counts and description coverage (keyless)',
+          security: [],
           response: { 200: ProvidersSchema, ...errorResponses(429, 500, 503) },
         },
       },
-      async (_request, reply) => {
-        const body = providersBody(await ctx.facets.get());
-        cacheFor(reply, PUBLIC_PROVIDERS_MAX_AGE);
-        return body;
-      },
+      async () => providersBody(await ctx.facets.get()),
     );
   };
 }

@@ -28,7 +28,9 @@ import { mapEmploymentType } from './employment.ts';
 import type { FxRates } from './fx.ts';
 import { resolveLocation } from './location.ts';
 import { resolveRemote } from './remote.ts';
-import { normalizeStructuredSalary, salaryProvenance } from './salary.ts';
+import { classifyPosterType } from './poster-type.ts';
+import { normalizeSalary, normalizeStructuredSalary, salaryProvenance } from './salary.ts';
+import { parseSalaryFromText } from './salary-text.ts';
 import { classifySeniority } from './seniority.ts';
 
 /**
@@ -92,7 +94,10 @@ export function enrichPosting(posting: SourcePosting, provider: ProviderProfile,
   const category = classifyCategory(title, { department: posting.hints?.department, team: posting.hints?.team });
   const description =
     sanitizeDescription(posting.descriptionHtml) ?? (posting.descriptionText ? sanitizeDescription(textToHtml(posting.descriptionText)) : undefined);
-  const salary = normalizeStructuredSalary(posting.salary, fx);
+  // A salary read out of the advert only where the source publishes none (spec: salary_source).
+  const salary =
+    normalizeStructuredSalary(posting.salary, fx) ??
+    normalizeSalary(parseSalaryFromText(description?.text, { country: place.country }), 'parsed_description', fx);
   const postedAt = toRfc3339Utc(posting.postedAt);
 
   const fieldSources: FieldSources = {
@@ -137,6 +142,8 @@ export function enrichPosting(posting: SourcePosting, provider: ProviderProfile,
     job.descriptionText = description.text;
   }
   if (salary) job.salary = salary;
+  const posterType = classifyPosterType({ companyName: job.companyName, companyDomain: job.companyDomain, providerType: provider.providerType, descriptionText: description?.text });
+  if (posterType) job.posterType = posterType;
   const applyUrl = httpUrl(posting.applyUrl);
   if (applyUrl) job.applyUrl = applyUrl;
   const postingUrl = httpUrl(posting.postingUrl);

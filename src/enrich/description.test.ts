@@ -37,7 +37,8 @@ describe('sanitizeDescription', () => {
   it('copes with Lever-shaped lists (<li> directly inside <div>) concatenated after the description', () => {
     const html = '<div><p>We design the listening experience.</p></div><h3>What You\'ll Do</h3><div>\n<li><p>Build clients.</p></li>\n<li><p>Ship often.</p></li>\n</div>';
     const result = sanitizeDescription(html);
-    expect(result?.text).toBe("We design the listening experience.\n\nWhat You'll Do\n\nBuild clients.\n\nShip often.");
+    // List items keep their bullet even without a <ul> around them, one per line.
+    expect(result?.text).toBe("We design the listening experience.\n\nWhat You'll Do\n\n * Build clients.\n * Ship often.");
   });
 
   it('keeps table basics without attributes other than spans', () => {
@@ -73,5 +74,16 @@ describe('textToHtml', () => {
 
   it('is empty for blank text', () => {
     expect(textToHtml(' \n\n ')).toBe('');
+  });
+});
+
+describe('sanitizeDescription text shape', () => {
+  it('renders ordered lists, line breaks, tables and pre as text', () => {
+    const result = sanitizeDescription('<p>Line one<br>Line two</p><ol><li>First</li><li>Second</li></ol><table><tr><th>Level</th><th>Pay</th></tr><tr><td>L1</td><td>$100</td></tr></table><pre>a  b</pre>');
+    expect(result?.text).toBe('Line one\nLine two\n\n * First\n * Second\n\nLevel  Pay\nL1  $100\n\na b');
+  });
+
+  it('decodes entities and collapses whitespace', () => {
+    expect(sanitizeDescription('<p>Fish &amp; chips\n\n   &nbsp;and&#160;more</p>')?.text).toBe('Fish & chips and more');
   });
 });

@@ -22,11 +22,12 @@
 import type { FieldSources } from '../domain/field-sources.ts';
 import type { NormalizedJob, SourcePosting } from '../domain/posting.ts';
 import type { ProviderType, SourceType } from '../domain/vocabulary.ts';
-import { classifyCategory } from './category.ts';
+import { classifyCategory, type CategoryResult } from './category.ts';
 import { sanitizeDescription, textToHtml } from './description.ts';
 import { mapEmploymentType } from './employment.ts';
 import type { FxRates } from './fx.ts';
-import { resolveLocation } from './location.ts';
+import { resolveLocation, type ResolvedLocation } from './location.ts';
+import { boundedMemo } from './memo.ts';
 import { resolveRemote } from './remote.ts';
 import { classifyPosterType } from './poster-type.ts';
 import { normalizeSalary, normalizeStructuredSalary, salaryProvenance } from './salary.ts';
@@ -42,6 +43,10 @@ export interface ProviderProfile {
   sourceType: SourceType;
   providerType: ProviderType;
 }
+
+/** Locations and titles repeat within a board and across recrawls (see memo.ts). */
+const locationMemo = boundedMemo<ResolvedLocation>(20_000);
+const categoryMemo = boundedMemo<CategoryResult>(20_000);
 
 /** Trimmed, internal whitespace collapsed; undefined when nothing visible is left. */
 function cleanText(value: string | undefined): string | undefined {
@@ -83,7 +88,7 @@ function httpUrl(value: string | undefined): string | undefined {
 export function enrichPosting(posting: SourcePosting, provider: ProviderProfile, fx: FxRates): NormalizedJob {
   const title = cleanText(posting.title) ?? '';
   const location = cleanText(posting.location) ?? cleanText(posting.locations.find((l) => cleanText(l.text))?.text);
-  const place = resolveLocation(posting.location, posting.locations);
+  const place = locationMemo.get(JSON.stringify([posting.location, posting.locations]), () => resolveLocation(posting.location, posting.locations));
   const remote = resolveRemote({
     flag: posting.remoteFlag,
     texts: [title, location ?? ''],
@@ -91,7 +96,9 @@ export function enrichPosting(posting: SourcePosting, provider: ProviderProfile,
   });
   const employmentType = mapEmploymentType(posting.employmentType);
   const seniority = classifySeniority(title);
-  const category = classifyCategory(title, { department: posting.hints?.department, team: posting.hints?.team });
+  const department = posting.hints?.department;
+  const team = posting.hints?.team;
+  const category = categoryMemo.get(`${title}\u0000${department ?? ''}\u0000${team ?? ''}`, () => classifyCategory(title, { department, team }));
   const description =
     sanitizeDescription(posting.descriptionHtml) ?? (posting.descriptionText ? sanitizeDescription(textToHtml(posting.descriptionText)) : undefined);
   // A salary read out of the advert only where the source publishes none (spec: salary_source).

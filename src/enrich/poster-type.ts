@@ -71,6 +71,9 @@ const TEXT_MARKERS: readonly RegExp[] = [
   /\bv[åa]r (?:kunde|oppdragsgiver|kund|uppdragsgivare),?\s+(?:et|en|ett)\b/i,
 ];
 
+/** Every text marker contains one of these words: a cheap test before the full list. */
+const QUICK_MARKER = /client|kunde|mandant|auftraggeber|augmentation|berlassung|cliente|klant|opdrachtgever|kund|oppdragsgiver|uppdragsgivare|klient/i;
+
 /** Lower case, accents stripped, legal-form suffixes removed ("Randstad N.V." → "randstad"). */
 function foldName(name: string): string {
   return name
@@ -107,6 +110,6 @@ export function classifyPosterType(evidence: PosterEvidence): PosterType | undef
   if (known) return known;
   if (NAME_MARKER.test(name)) return 'staffing';
   const head = evidence.descriptionText?.slice(0, 1500);
-  if (head && TEXT_MARKERS.some((re) => re.test(head))) return 'staffing';
+  if (head && QUICK_MARKER.test(head) && TEXT_MARKERS.some((re) => re.test(head))) return 'staffing';
   return undefined;
 }

@@ -10,6 +10,7 @@ import { enrichPosting, type ProviderProfile } from '../enrich/enrich.ts';
 import type { FxRates } from '../enrich/fx.ts';
 import { applyCrawl, verifyUnchangedBoard, type CrawlCounts, type LedgerPosting } from '../store/ledger.ts';
 import { recordCrawlRun, toCrawlTarget } from '../store/crawl-targets.ts';
+import { isOptedOut, loadActiveOptouts } from '../store/optouts.ts';
 import type { CrawlTargetRow, DB } from '../store/schema.ts';
 import { CrawlError, type Connector, type ConnectorId } from './connector.ts';
 import type { Fetcher } from './fetcher.ts';
@@ -91,6 +92,8 @@ export async function crawlTarget(deps: PipelineDeps, providers: Map<string, Pro
 
   let postings: LedgerPosting[];
   try {
+    // Read per crawl, so an opt-out recorded while the worker runs applies from the next board on.
+    const optouts = await loadActiveOptouts(deps.db);
     postings = outcome.postings.map((posting) => {
       const job = enrichPosting(posting, provider, deps.fx);
       const verdict = judgePosting(job, {
@@ -99,6 +102,7 @@ export async function crawlTarget(deps: PipelineDeps, providers: Map<string, Pro
         discoveryOnly: provider.discoveryOnly,
         board: target.board,
         companyDomain: target.companyDomain,
+        optedOut: isOptedOut(optouts, { name: job.companyName, domain: job.companyDomain }),
         now: startedAt,
       });
       return { job, verdict };

@@ -11,6 +11,9 @@
  * | `/v1/boards/:token/jobs` | `greenhouse/<token>.json` or `.json.gz` | boards-api.greenhouse.io |
  * | `/v0/postings/:site` | `lever/<site>.json` or `.json.gz` | api.lever.co |
  * | `/abigailhaddad/usajobs_historical/main/tracking/public/data/raw_jobs/:file.json` | `usajobs/<file>.json.gz` | raw.githubusercontent.com |
+ * | `/api/remote-jobs` | `remotive/remote-jobs.json` | remotive.com (job board; discovery only) |
+ * | `/jobs/api` | `himalayas/jobs.json` | himalayas.app (job board; discovery only) |
+ * | `/api/job-board-api` | `arbeitnow/job-board-api.json` | www.arbeitnow.com (job board; discovery only) |
  *
  * So the demo's USAJOBS base URL is `<replay url>/abigailhaddad/usajobs_historical/main/tracking/public/data/raw_jobs`
  * ({@link ReplayServer.baseUrls} carries all four).
@@ -92,6 +95,8 @@ interface Route {
   provider: Provider;
   pattern: RegExp;
   notFound: unknown;
+  /** For feeds without a board in the path: the fixture file stem to serve. */
+  file?: string;
 }
 
 const ROUTES: readonly Route[] = [
@@ -103,6 +108,9 @@ const ROUTES: readonly Route[] = [
     pattern: new RegExp(`^${USAJOBS_REPLAY_PREFIX.replace(/[.]/g, '\\.')}/([^/]+)\\.json$`),
     notFound: { error: '404: Not Found' },
   },
+  { provider: 'remotive', pattern: /^\/api\/remote-jobs\/?$/, notFound: { error: 'not found' }, file: 'remote-jobs' },
+  { provider: 'himalayas', pattern: /^\/jobs\/api\/?$/, notFound: { error: 'not found' }, file: 'jobs' },
+  { provider: 'arbeitnow', pattern: /^\/api\/job-board-api\/?$/, notFound: { message: 'Not Found' }, file: 'job-board-api' },
 ];
 
 interface Payload {
@@ -237,7 +245,7 @@ export async function startReplayServer(options: ReplayServerOptions): Promise<R
     for (const route of ROUTES) {
       const match = route.pattern.exec(pathname);
       if (!match) continue;
-      const name = decode(match[1] ?? '');
+      const name = route.file ?? decode(match[1] ?? '');
       const payload = name !== null && safeName(name) ? await loadPayload(route.provider, name) : null;
       if (!payload) {
         sendJson(req, res, 404, route.notFound);
@@ -282,7 +290,7 @@ export async function startReplayServer(options: ReplayServerOptions): Promise<R
 
   return {
     url,
-    baseUrls: { ashby: url, greenhouse: url, lever: url, usajobs: `${url}${USAJOBS_REPLAY_PREFIX}` },
+    baseUrls: { ashby: url, greenhouse: url, lever: url, usajobs: `${url}${USAJOBS_REPLAY_PREFIX}`, remotive: url, himalayas: url, arbeitnow: url },
     requests,
     override(pathname: string, response: ReplayOverride | null): void {
       if (response === null) overrides.delete(pathname);

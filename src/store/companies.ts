@@ -36,7 +36,8 @@ export function bareDomain(input: string): string | undefined {
   }
 }
 
-function identityKey(input: CompanyInput): string {
+/** The identity a company row is matched by: `domain:<bare domain>` when known, else `name:<folded name>`. */
+export function identityKey(input: CompanyInput): string {
   const domain = input.domain ? bareDomain(input.domain) : undefined;
   if (domain) return `domain:${domain}`;
   return `name:${input.name.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').trim()}`;

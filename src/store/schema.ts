@@ -191,6 +191,18 @@ export interface ServiceSettingsTable {
   created_at: Generated<Date>;
 }
 
+/** Verified employer opt-outs (migration 007). */
+export interface EmployerOptoutsTable {
+  id: GeneratedAlways<string>;
+  domain: string | null;
+  company_id: string | null;
+  verified_by: string;
+  verified_at: Timestamp;
+  note: string | null;
+  created_at: Generated<Date>;
+  revoked_at: NullableTimestamp;
+}
+
 export interface DB {
   providers: ProvidersTable;
   companies: CompaniesTable;
@@ -203,6 +215,7 @@ export interface DB {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   service_settings: ServiceSettingsTable;
+  employer_optouts: EmployerOptoutsTable;
 }
 
 export type JobRow = Selectable<JobsTable>;

@@ -4,9 +4,13 @@
  * nullability table).
  *
  * Pure and synchronous apart from the FX rates, which the caller loads once (`loadFxRates`) and passes
- * in. Everything costly (regular expressions, gazetteer and vocabulary tables, the html-to-text
- * converter) is built once when the enrich modules load, so enrichPosting can run per posting in a
- * crawl loop without per-call setup.
+ * in. Everything costly (regular expressions, gazetteer and vocabulary tables) is built once when the
+ * enrich modules load, and repeated locations and titles are memoized (memo.ts), so enrichPosting can
+ * run per posting in a crawl loop without per-call setup.
+ *
+ * Salary: the source's structured salary when it has one (`structured`, published); otherwise one read
+ * out of the advert text by salary-text.ts (`parsed_description`, inferred), never an estimate.
+ * Poster type: poster-type.ts (staffing agency or job board; undefined for employer-direct rows).
  *
  * Invariants every result satisfies (tested in enrich.test.ts):
  * - no optional field is an empty string: absent values are omitted;

@@ -7,7 +7,7 @@
  * Precision comes first: a wrong salary is worse than none, so the parser publishes only when the text
  * states exactly one pay figure or range, in a known currency and period, and abstains otherwise.
  * How it reads a description:
- * 1. Lines (html-to-text puts paragraphs and list items on their own lines); long lines are read in
+ * 1. Lines (the description text puts paragraphs and list items on their own lines); long lines are read in
  *    windows around each amount.
  * 2. Amounts: a currency symbol or ISO code before or after a number (`$120,000`, `€ 60.000`,
  *    `35 000,00€`, `EUR 90.000`, `£45k`, `R$265,000`, `CHF 120'000`, `550 000 kr`). Thousands
@@ -274,7 +274,7 @@ const QUICK = /[$€£₹]|\b(?:USD|EUR|GBP|CAD|AUD|CHF|SEK|NOK|DKK|PLN|BRL|kr|E
 /**
  * Read the one salary an advert states.
  *
- * @param text the plain-text description (html-to-text output of the sanitized HTML).
+ * @param text the plain-text description (`sanitizeDescription(...).text`).
  * @param ctx  the posting's resolved country, used only to read a bare `$` or `kr`.
  * @returns `{ min?, max?, currency, period }` exactly as the text states it (amounts in the stated
  *          currency and period; `k` expanded), or undefined when the text states no pay, or states

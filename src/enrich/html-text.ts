@@ -19,18 +19,37 @@
  * alignment); link URLs left out; no wrapping.
  */
 
-const WHITESPACE = /[\s\u00a0\u200b]+/g;
-/** An item opens a line with its marker; a paragraph or div opening the item stays on that line. */
-// No pattern starts with an optional part: each would be tried at every position of the text.
-const LI_OPEN = /<li>(?:<(?:p|div)>| )*/g;
-const LI_CLOSE = /(?:<\/(?:p|div)> ?)*<\/li>/g;
-const BLOCK = /<\/?(?:p|div|h3|h4|blockquote|pre|table|thead|tbody|tfoot|ul|ol)>/g;
-const ROW = /<\/tr>/g;
-const CELL = /<\/t[dh]> ?<t[dh][^>]*>/g;
-const BREAK = /<br ?\/?>/g;
-const TAG = /<[^>]*>/g;
+/**
+ * One scan over the sanitized HTML: each alternative is a construct to rewrite, in priority order
+ * (an item's closing </p></li> before a plain </p>). No alternative starts with an optional part, so
+ * the scan does not try each one at every position of the text.
+ */
+const MARKUP =
+  /(<br ?\/?>)|(<li>(?:<(?:p|div)>| )*)|((?:<\/(?:p|div)> ?)*<\/li>)|(<\/t[dh]> ?<t[dh][^>]*>)|(<\/tr>)|(<\/?(?:p|div|h3|h4|blockquote|pre|table|thead|tbody|tfoot|ul|ol)>)|(<[^>]*>)|([\t\n\r\f\v\u00a0\u200b\u2028\u2029][\s\u00a0\u200b]*| {2,})/g;
+/** Private-use characters for the list markers and cell gaps this function creates. */
 const MARK = '\uE000';
-const MARKS = /\uE000 ?/g;
+const CELL = '\uE001';
+const LAYOUT = /(\uE000 ?(?=\n|$))|(\uE000 ?)|( *\n[ \n]*)|( {2,})/g;
+
+function markup(_match: string, br?: string, liOpen?: string, liClose?: string, cell?: string, row?: string, block?: string, tag?: string): string {
+  if (br !== undefined || row !== undefined) return '\n';
+  if (liOpen !== undefined) return `\n${MARK}`;
+  if (liClose !== undefined || tag !== undefined) return '';
+  if (cell !== undefined) return CELL;
+  if (block !== undefined) return '\n\n';
+  // Source whitespace: line breaks in HTML text are spaces.
+  return ' ';
+}
+
+function layout(_match: string, emptyItem?: string, item?: string, lineBreaks?: string): string {
+  if (emptyItem !== undefined) return ' *';
+  if (item !== undefined) return ' * ';
+  if (lineBreaks !== undefined) {
+    const first = lineBreaks.indexOf('\n');
+    return lineBreaks.indexOf('\n', first + 1) >= 0 ? '\n\n' : '\n';
+  }
+  return ' ';
+}
 
 /**
  * Convert sanitized HTML to plain text.
@@ -38,23 +57,8 @@ const MARKS = /\uE000 ?/g;
  * @returns the text with the shape described in the module docstring, trimmed; may be empty.
  */
 export function sanitizedHtmlToText(html: string): string {
-  // A private-use character marks the list items this function creates, so a "*" the author typed
-  // is left as it is.
-  const text = (html.includes(MARK) ? html.replaceAll(MARK, '') : html)
-    // Source line breaks inside text mean nothing in HTML: collapse first, then add the real ones.
-    .replace(WHITESPACE, ' ')
-    .replace(BREAK, '\n')
-    .replace(LI_OPEN, `\n${MARK}`)
-    .replace(LI_CLOSE, '')
-    .replace(CELL, '  ')
-    .replace(ROW, '\n')
-    .replace(BLOCK, '\n\n')
-    .replace(TAG, '');
+  const input = html.includes(MARK) || html.includes(CELL) ? html.replaceAll(MARK, '').replaceAll(CELL, '') : html;
+  const text = input.replace(MARKUP, markup);
   const decoded = text.includes('&') ? text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&') : text;
-  return decoded
-    .replace(/ *\n[ \n]*/g, (run) => (run.split('\n').length > 2 ? '\n\n' : '\n'))
-    .replace(MARKS, ' * ')
-    .replace(/ \* (?=\n|$)/g, ' *')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
+  return decoded.replace(LAYOUT, layout).replaceAll(CELL, '  ').trim();
 }

@@ -6,7 +6,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { SETTINGS, ConfigError } from '../config/config.ts';
 import { CONNECTOR_IDS, type ConnectorId } from '../domain/crawl-target.ts';
 import { createApiKey, KeyInputError, listApiKeys } from '../store/api-keys.ts';
-import { listTargets, upsertTarget } from '../store/crawl-targets.ts';
+import { clearValidators, listTargets, upsertTarget } from '../store/crawl-targets.ts';
 import { addOptout, listOptouts, OptoutInputError, revokeOptout } from '../store/optouts.ts';
 import { seedBundledTargets } from '../ingest/bundled-feeds.ts';
 import { startDemoSources } from './demo.ts';
@@ -57,7 +57,8 @@ program
   .description('Crawl the configured targets once and update the ledger (works while the server runs).')
   .option('--demo', 'crawl the bundled real feeds from a loopback replay server instead of the real APIs', false)
   .option('--target <id...>', 'only these target ids (see `jobledger targets list`)')
-  .action(async (options: { demo: boolean; target?: string[] }) => {
+  .option('--refetch', 'ask for full boards instead of conditional requests, so every posting is enriched and judged again (after an upgrade)', false)
+  .action(async (options: { demo: boolean; target?: string[]; refetch: boolean }) => {
     const rt = await openRuntime({ applicationName: 'jobledger-ingest', statementTimeoutMs: INGEST_STATEMENT_TIMEOUT_MS });
     try {
       let baseUrls = rt.config.sources;
@@ -73,6 +74,10 @@ program
         if (options.target) targets = targets.filter((t) => options.target!.includes(t.id));
       } else {
         targets = await listTargets(rt.database.db, { enabledOnly: true, ids: options.target });
+      }
+      if (options.refetch && targets.length > 0) {
+        await clearValidators(rt.database.db, targets.map((t) => t.id));
+        targets = await listTargets(rt.database.db, { ids: targets.map((t) => t.id) });
       }
       if (targets.length === 0) {
         rt.log.warn('no crawl targets: add one with `jobledger targets add`, or run `jobledger ingest --demo`');

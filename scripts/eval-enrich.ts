@@ -25,6 +25,7 @@ import { classifyCategory } from '../src/enrich/category.ts';
 import { sanitizeDescription } from '../src/enrich/description.ts';
 import { enrichPosting, type ProviderProfile } from '../src/enrich/enrich.ts';
 import { loadFxRates } from '../src/enrich/fx.ts';
+import { resolveRemote } from '../src/enrich/remote.ts';
 import { classifySeniority } from '../src/enrich/seniority.ts';
 import { mapAshbyJob } from '../src/ingest/connectors/ashby.ts';
 
@@ -425,6 +426,37 @@ for (const [board, jobs] of ashbyBoards) {
 }
 say(`Over all ${total} Ashby postings: published ${pct(remote.published, total)}, inferred ${pct(remote.inferred, total)}, not stated ${pct(remote.absent, total)}.`);
 say(`Values: ${[...remote.values].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(', ')}.`);
+say();
+// The inference measured against Ashby's own isRemote flag: run it on rows that have the flag, with
+// the flag hidden. The flag is a boolean (it cannot say hybrid) and is itself wrong at times (remote.ts
+// docstring), so this is a check, not gold.
+const inferCheck = { dev: { flagged: 0, inferred: 0, agree: 0, hybrid: 0 }, test: { flagged: 0, inferred: 0, agree: 0, hybrid: 0 } };
+for (const [board, jobs] of ashbyBoards) {
+  const c = inferCheck[splitOf(`ashby:${board}`)];
+  for (const raw of jobs) {
+    const posting = ashbyPosting(board, raw);
+    if (!posting?.remoteFlag) continue;
+    c.flagged++;
+    const r = resolveRemote({ texts: [posting.title, posting.location ?? ''], secondaryTexts: posting.locations.map((l) => l.text ?? '') });
+    if (!r.remote) continue;
+    if (r.remote === 'hybrid') {
+      c.hybrid++;
+      continue;
+    }
+    c.inferred++;
+    if (r.remote === posting.remoteFlag) c.agree++;
+  }
+}
+say('Text inference checked against the source\'s own flag (Ashby `isRemote`, hidden from the inference): of the flagged rows,');
+say('how many the texts alone say remote or on-site about, and how often that agrees with the flag (hybrid answers are');
+say('left out: the flag cannot say hybrid).');
+say();
+say('| part | flagged rows | inferred remote/on-site | agrees with the flag | inferred hybrid |');
+say('|---|---|---|---|---|');
+for (const split of ['dev', 'test'] as const) {
+  const c = inferCheck[split];
+  say(`| ${split} | ${c.flagged} | ${c.inferred} (${pct(c.inferred, c.flagged)}) | ${pct(c.agree, c.inferred)} | ${c.hybrid} |`);
+}
 say();
 
 // ---------------------------------------------------------------- poster type

@@ -39,6 +39,10 @@ export const KNOWN_POSTERS: Readonly<Record<string, PosterType>> = {
   'express employment professionals': 'staffing', modis: 'staffing', akkodis: 'staffing', 'apex systems': 'staffing',
   'vaco': 'staffing', 'hudson': 'staffing', 'gi group': 'staffing', 'synergie': 'staffing', 'start people': 'staffing',
   'tempo-team': 'staffing', 'olympia': 'staffing', 'manpower group': 'staffing', 'page personnel': 'staffing',
+  // Recruitment agencies on ATS boards, by their own recorded adverts (shared data ashby/): pplwise
+  // ("Wir bei pplwise suchen für unseren Kunden Salonkee ..."), CultivateChain ("Our DeFi client is
+  // looking for ...").
+  pplwise: 'staffing', cultivatechain: 'staffing',
   // Job boards and aggregators.
   indeed: 'jobboard', linkedin: 'jobboard', glassdoor: 'jobboard', ziprecruiter: 'jobboard', monster: 'jobboard',
   remotive: 'jobboard', himalayas: 'jobboard', arbeitnow: 'jobboard', 'we work remotely': 'jobboard', remoteok: 'jobboard',
@@ -57,7 +61,8 @@ const TEXT_MARKERS: readonly RegExp[] = [
   /\bour\s+\w+\s+client\s+is\s+(?:hiring|looking|seeking|searching)\b/i,
   /\b(?:on behalf of|for)\s+(?:our|a)\s+(?:valued\s+|leading\s+|prestigious\s+)?client\b(?!'|’)/i,
   /\b(?:staff|team) augmentation\b/i,
-  /\b(?:f[üu]r|suchen f[üu]r) unseren (?:kunden|mandanten|auftraggeber)\b/i,
+  /\b(?:f[üu]r|suchen f[üu]r|[üu]ber|ueber) unseren (?:kunden|mandanten|auftraggeber)\b/i,
+  /\bfor our (?:client|customer),? (?:a|an|one of|the)\b/i,
   /\bunser(?:\s+\w+)? (?:kunde|mandant|auftraggeber)\b[^.\n]{0,80}\bsucht\b/i,
   /\barbeitnehmer[uü]berlassung\b/i,
   /\b(?:pour|chez) (?:notre|un de nos) client\b/i,
@@ -72,7 +77,7 @@ const TEXT_MARKERS: readonly RegExp[] = [
 ];
 
 /** Every text marker contains one of these words: a cheap test before the full list. */
-const QUICK_MARKER = /client|kunde|mandant|auftraggeber|augmentation|berlassung|cliente|klant|opdrachtgever|kund|oppdragsgiver|uppdragsgivare|klient/i;
+const QUICK_MARKER = /client|customer|kunde|mandant|auftraggeber|augmentation|berlassung|cliente|klant|opdrachtgever|kund|oppdragsgiver|uppdragsgivare|klient/i;
 
 /** Lower case, accents stripped, legal-form suffixes removed ("Randstad N.V." → "randstad"). */
 function foldName(name: string): string {

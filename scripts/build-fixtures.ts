@@ -30,7 +30,7 @@ import zlib from 'node:zlib';
 
 /** One demo crawl target as written to `fixtures/manifest.json`. */
 interface ManifestEntry {
-  provider: 'ashby' | 'greenhouse' | 'lever' | 'usajobs';
+  provider: 'ashby' | 'greenhouse' | 'lever' | 'usajobs' | 'remotive' | 'himalayas' | 'arbeitnow';
   /** Board token / site / file stem exactly as the source API spells it. */
   board: string;
   /** Display name of the employer, for sources whose payloads carry none. */
@@ -119,6 +119,11 @@ const HAND_WRITTEN: readonly ManifestEntry[] = [
   { provider: 'greenhouse', board: 'brightharbor', company: 'Bright Harbor Health' },
   { provider: 'lever', board: 'tessellate', company: 'Tessellate Analytics' },
   { provider: 'lever', board: 'kestrel-mobility', company: 'Kestrel Mobility' },
+  // Job-board / aggregator feeds (fixtures/remotive, himalayas, arbeitnow): crawled so the demo shows
+  // their rows stored withheld (quality_removed), never served.
+  { provider: 'remotive', board: 'remote-jobs' },
+  { provider: 'himalayas', board: 'jobs' },
+  { provider: 'arbeitnow', board: 'job-board-api' },
 ];
 
 const ASHBY_LICENSE = `MIT License

@@ -80,6 +80,10 @@ export interface SourceBaseUrls {
   greenhouse: string;
   lever: string;
   usajobs: string;
+  /** Job-board / aggregator feeds, fetched for discovery only (their rows are never served). */
+  remotive: string;
+  himalayas: string;
+  arbeitnow: string;
 }
 
 interface Setting {
@@ -140,6 +144,9 @@ export const SETTINGS: readonly Setting[] = [
     default: 'https://raw.githubusercontent.com/abigailhaddad/usajobs_historical/main/tracking/public/data/raw_jobs',
     description: 'Base URL of the USAJOBS announcement files (one JSON array per department).',
   },
+  { env: 'JOBLEDGER_REMOTIVE_BASE_URL', default: 'https://remotive.com', description: 'Remotive job-board API base URL (discovery only: its rows are never served).' },
+  { env: 'JOBLEDGER_HIMALAYAS_BASE_URL', default: 'https://himalayas.app', description: 'Himalayas job-board API base URL (discovery only: its rows are never served).' },
+  { env: 'JOBLEDGER_ARBEITNOW_BASE_URL', default: 'https://www.arbeitnow.com', description: 'Arbeitnow job-board API base URL (discovery only: its rows are never served).' },
 ];
 
 /** A setting whose value cannot be used; the message names the variable and the problem. */
@@ -254,6 +261,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
       greenhouse: url(env, 'JOBLEDGER_GREENHOUSE_BASE_URL'),
       lever: url(env, 'JOBLEDGER_LEVER_BASE_URL'),
       usajobs: url(env, 'JOBLEDGER_USAJOBS_BASE_URL'),
+      remotive: url(env, 'JOBLEDGER_REMOTIVE_BASE_URL'),
+      himalayas: url(env, 'JOBLEDGER_HIMALAYAS_BASE_URL'),
+      arbeitnow: url(env, 'JOBLEDGER_ARBEITNOW_BASE_URL'),
     },
   };
 }

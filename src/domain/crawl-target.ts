@@ -3,10 +3,14 @@
  * applicant-tracking system, a company's own careers page, a public employment agency ...").
  */
 
-/** Provider ids of the built-in connectors; also the `source` value of the rows they produce. */
-export type ConnectorId = 'ashby' | 'greenhouse' | 'lever' | 'usajobs';
+/**
+ * Provider ids of the built-in connectors; also the `source` value of the rows they produce.
+ * `remotive`, `himalayas` and `arbeitnow` are job-board / aggregator feeds: discovery-only providers
+ * whose rows are stored withheld and never served (migration 007).
+ */
+export type ConnectorId = 'ashby' | 'greenhouse' | 'lever' | 'usajobs' | 'remotive' | 'himalayas' | 'arbeitnow';
 
-export const CONNECTOR_IDS: readonly ConnectorId[] = ['ashby', 'greenhouse', 'lever', 'usajobs'];
+export const CONNECTOR_IDS: readonly ConnectorId[] = ['ashby', 'greenhouse', 'lever', 'usajobs', 'remotive', 'himalayas', 'arbeitnow'];
 
 /** One thing to crawl, as stored in the `crawl_targets` table. */
 export interface CrawlTarget {

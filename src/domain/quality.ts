@@ -13,3 +13,21 @@ export interface QualityVerdict {
   /** The host the rule matched, when a URL decided it. */
   matchedHost?: string;
 }
+
+/**
+ * Stable rule ids of the quality gate (src/ingest/quality-gate.ts), served with `quality=all` and kept
+ * in the ledger. Listed here so the store and the gate name them the same way.
+ */
+export const QUALITY_RULE_IDS = [
+  'source.not_redistributable',
+  'employer.opted_out',
+  'apply_url.missing',
+  'apply_url.job_board',
+  'apply_url.other_board',
+  'apply_url.not_employer',
+  'posted_at.future',
+] as const;
+export type QualityRuleId = (typeof QUALITY_RULE_IDS)[number];
+
+/** The rule that hides every row of an employer with a verified opt-out (withheld kind optout_hidden). */
+export const OPTOUT_RULE_ID: QualityRuleId = 'employer.opted_out';

@@ -17,13 +17,17 @@
  *    the same segment, 0.2 × elsewhere).
  * 4. Department and team are a weak tie-breaker only: a family they name gets +0.1 when the title
  *    already gave it a score. They never create a category the title does not support.
- * 5. Published only when the confidence, rounded to two decimals, is at least
- *    CATEGORY_CONFIDENCE_THRESHOLD (0.6); otherwise `{ confidence: null }`.
+ * 5. The rule score is not yet a probability. A title scoring below 0.6 is not published; otherwise the
+ *    score is mapped to the share of right answers measured for its score band on the development
+ *    part of the labelled titles ({@link CALIBRATION}, fitted by scripts/calibrate-category.ts), and
+ *    that calibrated confidence is published when it is at least CATEGORY_CONFIDENCE_THRESHOLD
+ *    (0.6); otherwise `{ confidence: null }`.
  *
  * Measured on real titles (see scripts/measure-category.ts): precision and coverage against the
  * OPM-series gold families of the USAJOBS announcements, and a spot check on Ashby titles.
  */
 import { CATEGORY_CONFIDENCE_THRESHOLD, type CategoryFamily } from '../domain/vocabulary.ts';
+import { CALIBRATION_TABLE } from './category-calibration.ts';
 import { CATEGORY_RULES, ROLE_NOUN, UNINFORMATIVE_HINTS, type RuleKind } from './category-rules.ts';
 
 /** The classifier's answer: both fields set, or `{ confidence: null }` when below the threshold. */
@@ -184,12 +188,24 @@ function score(text: string, bonus: Map<CategoryFamily, number>): { family?: Cat
  * @param title the title as the source gave it (any language; German, French, Dutch, Spanish,
  *              Norwegian and Swedish job words are covered).
  * @param hints department and team names from the source, a weak tie-breaker only.
- * @returns `{ category, confidence }` with confidence in [0.6, 0.99] (two decimals) when the title is
- *          classified with at least CATEGORY_CONFIDENCE_THRESHOLD; otherwise `{ confidence: null }`.
+ * @returns `{ category, confidence }` with the calibrated confidence (two decimals, >= 0.6) when the
+ *          title is classified with at least CATEGORY_CONFIDENCE_THRESHOLD; otherwise `{ confidence: null }`.
  */
 export function classifyCategory(title: string, hints?: { department?: string; team?: string }): CategoryResult {
+  const raw = rawCategoryScore(title, hints);
+  if (raw.family === undefined) return { confidence: null };
+  const confidence = calibrate(raw.score);
+  if (confidence < CATEGORY_CONFIDENCE_THRESHOLD) return { confidence: null };
+  return { category: raw.family, confidence };
+}
+
+/**
+ * The rule score before calibration: the best family and its uncalibrated score in [0, 0.99]. Used by
+ * classifyCategory and by scripts/calibrate-category.ts, which fits {@link CALIBRATION}.
+ */
+export function rawCategoryScore(title: string, hints?: { department?: string; team?: string }): { family?: CategoryFamily; score: number } {
   const text = fold(title);
-  if (!text) return { confidence: null };
+  if (!text) return { score: 0 };
   const bonus = new Map<CategoryFamily, number>();
   for (const f of new Set([hintFamily(hints?.department), hintFamily(hints?.team)])) {
     if (f) bonus.set(f, 0.1);
@@ -200,7 +216,21 @@ export function classifyCategory(title: string, hints?: { department?: string; t
     const withHints = score(text, bonus);
     if (withHints.family !== undefined) result = withHints;
   }
-  const confidence = Math.round(result.confidence * 100) / 100;
-  if (result.family === undefined || confidence < CATEGORY_CONFIDENCE_THRESHOLD) return { confidence: null };
-  return { category: result.family, confidence };
+  return result.family === undefined ? { score: 0 } : { family: result.family, score: result.confidence };
+}
+
+/**
+ * Rule score → probability that the published family is right, fitted on the development part of
+ * the labelled titles (USAJOBS titles with OPM-series gold families and hand-labelled Ashby titles;
+ * `node scripts/calibrate-category.ts` prints the table; eval/labels/README.md): each row is
+ * `[lowest rule score of the band, share of right answers in that band]`, made monotone by pooling
+ * adjacent bands (isotonic regression). A title scoring below the first band is not published.
+ */
+export const CALIBRATION: readonly (readonly [number, number])[] = CALIBRATION_TABLE;
+
+/** Calibrated confidence, two decimals, for a rule score. */
+function calibrate(score: number): number {
+  let confidence = 0;
+  for (const [from, p] of CALIBRATION) if (score >= from) confidence = p;
+  return Math.round(confidence * 100) / 100;
 }

@@ -5,15 +5,17 @@
  * Why: the ledger serves `description` as HTML (spec: Resources › Job.description) to clients that may
  * render it, so nothing that can run script, load a resource or restyle a page may survive
  * (ARCHITECTURE.md: "Untrusted HTML is sanitized (`sanitize-html`) before it is stored or served, and
- * plain text for search is extracted with a library (`html-to-text`)").
+ * plain text for search is extracted with a library (`html-to-text`)"). For throughput the same
+ * policy is applied by html-allowlist.ts on htmlparser2, and the text is read from the sanitized HTML
+ * by html-text.ts (see those modules; the CPU profile is in docs/enrichment-quality.md).
  *
  * Real inputs this copes with: Ashby `descriptionHtml` (every block carries a `style` attribute, empty
  * `<p>` spacers), Greenhouse `content` (unescaped by the connector; `<div class>` wrappers, `<span
  * data-*>`), Lever `description` + `lists[].content` + `additional` concatenated by the connector
  * (`<li>` inside bare `<div>`s), and plain text from sources that have no HTML.
  */
-import sanitizeHtml from 'sanitize-html';
-import { compile } from 'html-to-text';
+import { serializeAllowed, type AllowList } from './html-allowlist.ts';
+import { sanitizedHtmlToText } from './html-text.ts';
 
 /** A sanitized description: safe HTML for display and its plain text for search and parsing. */
 export interface SanitizedDescription {
@@ -30,46 +32,25 @@ const LINK_SCHEME = /^(https?:\/\/|mailto:)/i;
  * The allow-list. Headings are folded to h3/h4 so a description never outranks the page it is shown
  * in; `div` stays as a bare block so Lever's and Greenhouse's div-only layouts keep their line breaks;
  * `span`, `font`, `img` and the like are unwrapped or dropped; no attribute survives except a link's
- * href (http, https, mailto) and table cell spans.
+ * href (http, https, mailto; the link gets `rel="nofollow noopener"`, any other link is unwrapped) and
+ * table cell spans. The content of script-like elements is dropped whole. Ashby separates paragraphs
+ * with empty <p>s: paragraphs, items and inline emphasis without visible text are removed.
+ *
+ * This is the policy the project first ran through sanitize-html (ARCHITECTURE.md: "Untrusted HTML is
+ * sanitized (`sanitize-html`)"); html-allowlist.ts applies it in one htmlparser2 pass for throughput,
+ * and description.test.ts checks on every bundled fixture that both give the same HTML.
  */
-const SANITIZE_OPTIONS: sanitizeHtml.IOptions = {
-  allowedTags: [
+export const DESCRIPTION_ALLOW_LIST: AllowList = {
+  tags: new Set([
     'p', 'br', 'div', 'ul', 'ol', 'li', 'strong', 'b', 'em', 'i', 'u', 'h3', 'h4', 'a', 'blockquote', 'code', 'pre',
     'table', 'thead', 'tbody', 'tfoot', 'tr', 'th', 'td',
-  ],
-  allowedAttributes: { a: ['href', 'rel'], th: ['colspan', 'rowspan'], td: ['colspan', 'rowspan'] },
-  allowedSchemes: ['http', 'https', 'mailto'],
-  allowedSchemesAppliedToAttributes: ['href'],
-  allowProtocolRelative: false,
-  disallowedTagsMode: 'discard',
-  nonTextTags: ['script', 'style', 'textarea', 'option', 'noscript', 'iframe', 'object', 'embed', 'svg', 'math', 'title', 'head', 'template'],
-  transformTags: {
-    h1: 'h3',
-    h2: 'h3',
-    h5: 'h4',
-    h6: 'h4',
-    // Renaming the tag here confuses sanitize-html's closing tags, so an unsafe link stays an
-    // attribute-less <a> and is unwrapped after sanitizing.
-    a: (tagName, attribs): sanitizeHtml.Tag => {
-      const href = attribs.href?.trim();
-      if (!href || !LINK_SCHEME.test(href)) return { tagName, attribs: {} };
-      return { tagName, attribs: { href, rel: 'nofollow noopener' } };
-    },
-  },
-  // Ashby separates paragraphs with empty <p>s; they carry nothing once styles are gone.
-  exclusiveFilter: (frame) => (frame.tag === 'p' || frame.tag === 'li' || frame.tag === 'strong' || frame.tag === 'b' || frame.tag === 'em' || frame.tag === 'i' || frame.tag === 'u') && !frame.text.trim() && !frame.mediaChildren.length,
+  ]),
+  rename: { h1: 'h3', h2: 'h3', h5: 'h4', h6: 'h4' },
+  dropContent: new Set(['script', 'style', 'textarea', 'option', 'noscript', 'iframe', 'object', 'embed', 'svg', 'math', 'title', 'head', 'template', 'xmp', 'plaintext', 'noembed', 'noframes', 'select']),
+  dropIfEmpty: new Set(['p', 'li', 'strong', 'b', 'em', 'i', 'u']),
+  linkScheme: LINK_SCHEME,
+  linkRel: 'nofollow noopener',
 };
-
-/** Compiled once: html-to-text's option processing is the expensive part of a conversion. */
-const toText = compile({
-  wordwrap: false,
-  selectors: [
-    { selector: 'a', options: { ignoreHref: true } },
-    { selector: 'h3', options: { uppercase: false } },
-    { selector: 'h4', options: { uppercase: false } },
-    { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false } },
-  ],
-});
 
 /** True when the input contains at least one HTML tag; otherwise it is treated as plain text. */
 function looksLikeHtml(input: string): boolean {
@@ -128,13 +109,8 @@ export function textToHtml(text: string): string {
 export function sanitizeDescription(html: string | undefined): SanitizedDescription | undefined {
   if (html === undefined || !html.trim()) return undefined;
   const source = !looksLikeHtml(html) ? textToHtml(html) : hasBlocks(html) ? html : inlineHtmlToParagraphs(html);
-  const clean = sanitizeHtml(source, SANITIZE_OPTIONS)
-    .replace(/<a>([\s\S]*?)<\/a>/g, '$1')
-    .trim();
-  const text = toText(clean)
-    .replace(/[ \t\u00a0]+\n/g, '\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
+  const clean = serializeAllowed(source, DESCRIPTION_ALLOW_LIST).trim();
+  const text = sanitizedHtmlToText(clean);
   if (!clean || !text) return undefined;
   return { html: clean, text };
 }

@@ -75,7 +75,7 @@ describe('enrichPosting: real Ashby postings', () => {
       remoteInferred: false,
       employmentType: 'Full-time',
       category: 'Customer Support',
-      categoryConfidence: 0.99,
+      categoryConfidence: 0.96,
       postedAt: '2023-12-22T18:44:43.359Z',
       descriptionHtml: '<h3><strong>About Ramp</strong></h3><p>At Ramp, we’re rethinking how modern finance teams function in the age of AI.</p>',
       descriptionText: 'About Ramp\n\nAt Ramp, we’re rethinking how modern finance teams function in the age of AI.',

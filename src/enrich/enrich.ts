@@ -4,9 +4,13 @@
  * nullability table).
  *
  * Pure and synchronous apart from the FX rates, which the caller loads once (`loadFxRates`) and passes
- * in. Everything costly (regular expressions, gazetteer and vocabulary tables, the html-to-text
- * converter) is built once when the enrich modules load, so enrichPosting can run per posting in a
- * crawl loop without per-call setup.
+ * in. Everything costly (regular expressions, gazetteer and vocabulary tables) is built once when the
+ * enrich modules load, and repeated locations and titles are memoized (memo.ts), so enrichPosting can
+ * run per posting in a crawl loop without per-call setup.
+ *
+ * Salary: the source's structured salary when it has one (`structured`, published); otherwise one read
+ * out of the advert text by salary-text.ts (`parsed_description`, inferred), never an estimate.
+ * Poster type: poster-type.ts (staffing agency or job board; undefined for employer-direct rows).
  *
  * Invariants every result satisfies (tested in enrich.test.ts):
  * - no optional field is an empty string: absent values are omitted;
@@ -22,13 +26,16 @@
 import type { FieldSources } from '../domain/field-sources.ts';
 import type { NormalizedJob, SourcePosting } from '../domain/posting.ts';
 import type { ProviderType, SourceType } from '../domain/vocabulary.ts';
-import { classifyCategory } from './category.ts';
+import { classifyCategory, type CategoryResult } from './category.ts';
 import { sanitizeDescription, textToHtml } from './description.ts';
 import { mapEmploymentType } from './employment.ts';
 import type { FxRates } from './fx.ts';
-import { resolveLocation } from './location.ts';
+import { resolveLocation, type ResolvedLocation } from './location.ts';
+import { boundedMemo } from './memo.ts';
 import { resolveRemote } from './remote.ts';
-import { normalizeStructuredSalary, salaryProvenance } from './salary.ts';
+import { classifyPosterType } from './poster-type.ts';
+import { normalizeSalary, normalizeStructuredSalary, salaryProvenance } from './salary.ts';
+import { parseSalaryFromText } from './salary-text.ts';
 import { classifySeniority } from './seniority.ts';
 
 /**
@@ -40,6 +47,10 @@ export interface ProviderProfile {
   sourceType: SourceType;
   providerType: ProviderType;
 }
+
+/** Locations and titles repeat within a board and across recrawls (see memo.ts). */
+const locationMemo = boundedMemo<ResolvedLocation>(20_000);
+const categoryMemo = boundedMemo<CategoryResult>(20_000);
 
 /** Trimmed, internal whitespace collapsed; undefined when nothing visible is left. */
 function cleanText(value: string | undefined): string | undefined {
@@ -81,7 +92,7 @@ function httpUrl(value: string | undefined): string | undefined {
 export function enrichPosting(posting: SourcePosting, provider: ProviderProfile, fx: FxRates): NormalizedJob {
   const title = cleanText(posting.title) ?? '';
   const location = cleanText(posting.location) ?? cleanText(posting.locations.find((l) => cleanText(l.text))?.text);
-  const place = resolveLocation(posting.location, posting.locations);
+  const place = locationMemo.get(JSON.stringify([posting.location, posting.locations]), () => resolveLocation(posting.location, posting.locations));
   const remote = resolveRemote({
     flag: posting.remoteFlag,
     texts: [title, location ?? ''],
@@ -89,10 +100,15 @@ export function enrichPosting(posting: SourcePosting, provider: ProviderProfile,
   });
   const employmentType = mapEmploymentType(posting.employmentType);
   const seniority = classifySeniority(title);
-  const category = classifyCategory(title, { department: posting.hints?.department, team: posting.hints?.team });
+  const department = posting.hints?.department;
+  const team = posting.hints?.team;
+  const category = categoryMemo.get(`${title}\u0000${department ?? ''}\u0000${team ?? ''}`, () => classifyCategory(title, { department, team }));
   const description =
     sanitizeDescription(posting.descriptionHtml) ?? (posting.descriptionText ? sanitizeDescription(textToHtml(posting.descriptionText)) : undefined);
-  const salary = normalizeStructuredSalary(posting.salary, fx);
+  // A salary read out of the advert only where the source publishes none (spec: salary_source).
+  const salary =
+    normalizeStructuredSalary(posting.salary, fx) ??
+    normalizeSalary(parseSalaryFromText(description?.text, { country: place.country }), 'parsed_description', fx);
   const postedAt = toRfc3339Utc(posting.postedAt);
 
   const fieldSources: FieldSources = {
@@ -137,6 +153,8 @@ export function enrichPosting(posting: SourcePosting, provider: ProviderProfile,
     job.descriptionText = description.text;
   }
   if (salary) job.salary = salary;
+  const posterType = classifyPosterType({ companyName: job.companyName, companyDomain: job.companyDomain, providerType: provider.providerType, descriptionText: description?.text });
+  if (posterType) job.posterType = posterType;
   const applyUrl = httpUrl(posting.applyUrl);
   if (applyUrl) job.applyUrl = applyUrl;
   const postingUrl = httpUrl(posting.postingUrl);

@@ -18,7 +18,7 @@ describe('fixtures', () => {
   const manifest = readManifest();
 
   it('has a payload for every manifest target and a manifest target for every payload', () => {
-    const payloads = ['ashby', 'greenhouse', 'lever', 'usajobs'].flatMap((provider) =>
+    const payloads = ['ashby', 'greenhouse', 'lever', 'usajobs', 'remotive', 'himalayas', 'arbeitnow'].flatMap((provider) =>
       fs
         .readdirSync(path.join(FIXTURES, provider))
         .filter((f) => /\.json(\.gz)?$/.test(f))
@@ -53,11 +53,11 @@ describe('fixtures', () => {
   it('keeps licence and origin notes next to the data', () => {
     expect(fs.readFileSync(path.join(FIXTURES, 'ashby', 'LICENSE'), 'utf8')).toContain('Copyright (c) 2025 stapply-ai');
     expect(fs.readFileSync(path.join(FIXTURES, 'usajobs', 'LICENSE'), 'utf8')).toContain('Copyright (c) 2025 Abigail Haddad');
-    for (const readme of ['README.md', 'greenhouse/README.md', 'lever/README.md']) expect(fs.existsSync(path.join(FIXTURES, readme))).toBe(true);
+    for (const readme of ['README.md', 'greenhouse/README.md', 'lever/README.md', 'remotive/README.md', 'himalayas/README.md', 'arbeitnow/README.md']) expect(fs.existsSync(path.join(FIXTURES, readme))).toBe(true);
   });
 
   it('has a connector for every provider of the manifest, building URL-encoded board URLs', () => {
-    const connectors = createConnectors({ ashby: 'https://api.ashbyhq.com/', greenhouse: 'https://boards-api.greenhouse.io', lever: 'https://api.lever.co', usajobs: 'https://raw.example/raw_jobs' });
+    const connectors = createConnectors({ ashby: 'https://api.ashbyhq.com/', greenhouse: 'https://boards-api.greenhouse.io', lever: 'https://api.lever.co', usajobs: 'https://raw.example/raw_jobs', remotive: 'https://remotive.example', himalayas: 'https://himalayas.example', arbeitnow: 'https://arbeitnow.example' });
     for (const [id, connector] of Object.entries(connectors)) expect(connector.id).toBe(id);
     const synergy = manifest.find((e) => e.board === 'Synergy Pet Group')!;
     expect(connectors.ashby.boardUrl(targetOf(synergy))).toBe('https://api.ashbyhq.com/posting-api/job-board/Synergy%20Pet%20Group?includeCompensation=true');

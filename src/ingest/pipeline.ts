@@ -14,6 +14,7 @@ import type { FxRates } from '../enrich/fx.ts';
 import { DEFAULT_ABSENCE_POLICY, type AbsencePolicy } from '../domain/lifecycle.ts';
 import { applyCrawl, applyUnchangedBoard, closeProvedDead, missingRowsToProbe, type CrawlCounts, type LedgerPosting } from '../store/ledger.ts';
 import { acquireCrawlLease, recordCrawlRun, releaseCrawlLease, toCrawlTarget } from '../store/crawl-targets.ts';
+import { isOptedOut, loadActiveOptouts } from '../store/optouts.ts';
 import type { CrawlTargetRow, DB } from '../store/schema.ts';
 import { CrawlError, type Connector, type ConnectorId } from './connector.ts';
 import type { Fetcher } from './fetcher.ts';
@@ -161,6 +162,8 @@ async function crawlLeased(deps: PipelineDeps, providers: Map<string, ProviderIn
 
   let postings: LedgerPosting[];
   try {
+    // Read per crawl, so an opt-out recorded while the worker runs applies from the next board on.
+    const optouts = await loadActiveOptouts(deps.db);
     postings = outcome.postings.map((posting) => {
       const job = enrichPosting(posting, provider, deps.fx);
       const verdict = judgePosting(job, {
@@ -169,6 +172,7 @@ async function crawlLeased(deps: PipelineDeps, providers: Map<string, ProviderIn
         discoveryOnly: provider.discoveryOnly,
         board: target.board,
         companyDomain: target.companyDomain,
+        optedOut: isOptedOut(optouts, { name: job.companyName, domain: job.companyDomain }),
         now: startedAt,
       });
       return { job, verdict };

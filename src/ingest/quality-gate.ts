@@ -4,7 +4,9 @@
  * `quality=all` and kept in the ledger.
  *
  * Rules, first match wins:
- * - `source.not_redistributable` → quality_removed: the provider is discovery-only or not redistributable.
+ * - `source.not_redistributable` → quality_removed: the provider is discovery-only or not redistributable
+ *   (the job-board feeds Remotive, Himalayas and Arbeitnow: their rows are never served).
+ * - `employer.opted_out` → optout_hidden: the employer has a verified opt-out (store/optouts.ts).
  * - `apply_url.missing` → quality_gated: no apply link (reversible doubt).
  * - `apply_url.job_board` → quality_removed: the link goes to a known job board or aggregator.
  * - `apply_url.other_board` → quality_removed: the link is on the provider's ATS host but another board.
@@ -15,7 +17,7 @@
  * employer's own site.
  */
 import type { NormalizedJob } from '../domain/posting.ts';
-import type { QualityVerdict } from '../domain/quality.ts';
+import { OPTOUT_RULE_ID, type QualityVerdict } from '../domain/quality.ts';
 
 /** Clock skew tolerated before a `posted_at` counts as future: 10 minutes. */
 export const FUTURE_TOLERANCE_MS = 10 * 60 * 1000;
@@ -29,6 +31,8 @@ export interface GateContext {
   board: string;
   /** The employer's bare domain, when known. */
   companyDomain?: string;
+  /** The posting's employer has an active, verified opt-out. */
+  optedOut?: boolean;
   now: Date;
 }
 
@@ -86,6 +90,7 @@ export function judgePosting(job: NormalizedJob, ctx: GateContext): QualityVerdi
   if (ctx.discoveryOnly || !ctx.redistributable) {
     return { verdict: 'quality_removed', ruleId: 'source.not_redistributable' };
   }
+  if (ctx.optedOut) return { verdict: 'optout_hidden', ruleId: OPTOUT_RULE_ID };
   if (!job.applyUrl) return { verdict: 'quality_gated', ruleId: 'apply_url.missing' };
 
   const url = new URL(job.applyUrl);

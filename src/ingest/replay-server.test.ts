@@ -32,7 +32,23 @@ afterAll(async () => {
 describe('replay server', () => {
   it('listens on loopback and hands out base URLs on the real APIs paths', () => {
     expect(replay.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(replay.baseUrls).toEqual({ ashby: replay.url, greenhouse: replay.url, lever: replay.url, usajobs: `${replay.url}${USAJOBS_REPLAY_PREFIX}` });
+    expect(replay.baseUrls).toEqual({
+      ashby: replay.url,
+      greenhouse: replay.url,
+      lever: replay.url,
+      usajobs: `${replay.url}${USAJOBS_REPLAY_PREFIX}`,
+      remotive: replay.url,
+      himalayas: replay.url,
+      arbeitnow: replay.url,
+    });
+  });
+
+  it('serves the three job-board feeds on their fixed paths', async () => {
+    for (const [path, key] of [['/api/remote-jobs', 'jobs'], ['/jobs/api', 'jobs'], ['/api/job-board-api', 'data']] as const) {
+      const res = await get(`${replay.url}${path}`);
+      expect(res.status).toBe(200);
+      expect(Array.isArray((JSON.parse(res.body.toString("utf8")) as Record<string, unknown>)[key])).toBe(true);
+    }
   });
 
   it('serves each provider decompressed, byte for byte, as JSON', async () => {

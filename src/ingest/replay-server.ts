@@ -11,6 +11,9 @@
  * | `/v1/boards/:token/jobs` | `greenhouse/<token>.json` or `.json.gz` | boards-api.greenhouse.io |
  * | `/v0/postings/:site` | `lever/<site>.json` or `.json.gz` | api.lever.co |
  * | `/abigailhaddad/usajobs_historical/main/tracking/public/data/raw_jobs/:file.json` | `usajobs/<file>.json.gz` | raw.githubusercontent.com |
+ * | `/api/remote-jobs` | `remotive/remote-jobs.json` | remotive.com (job board; discovery only) |
+ * | `/jobs/api` | `himalayas/jobs.json` | himalayas.app (job board; discovery only) |
+ * | `/api/job-board-api` | `arbeitnow/job-board-api.json` | www.arbeitnow.com (job board; discovery only) |
  *
  * | `/pages/:host/:path...` | a posting's own public page: 200 with a small HTML page | the posting URL `https://:host/:path...` |
  *
@@ -112,6 +115,8 @@ interface Route {
   provider: Provider;
   pattern: RegExp;
   notFound: unknown;
+  /** For feeds without a board in the path: the fixture file stem to serve. */
+  file?: string;
 }
 
 const ROUTES: readonly Route[] = [
@@ -123,6 +128,9 @@ const ROUTES: readonly Route[] = [
     pattern: new RegExp(`^${USAJOBS_REPLAY_PREFIX.replace(/[.]/g, '\\.')}/([^/]+)\\.json$`),
     notFound: { error: '404: Not Found' },
   },
+  { provider: 'remotive', pattern: /^\/api\/remote-jobs\/?$/, notFound: { error: 'not found' }, file: 'remote-jobs' },
+  { provider: 'himalayas', pattern: /^\/jobs\/api\/?$/, notFound: { error: 'not found' }, file: 'jobs' },
+  { provider: 'arbeitnow', pattern: /^\/api\/job-board-api\/?$/, notFound: { message: 'Not Found' }, file: 'job-board-api' },
 ];
 
 interface Payload {
@@ -261,7 +269,7 @@ export async function startReplayServer(options: ReplayServerOptions): Promise<R
     for (const route of ROUTES) {
       const match = route.pattern.exec(pathname);
       if (!match) continue;
-      const name = decode(match[1] ?? '');
+      const name = route.file ?? decode(match[1] ?? '');
       const payload = name !== null && safeName(name) ? await loadPayload(route.provider, name) : null;
       if (!payload) {
         sendJson(req, res, 404, route.notFound);
@@ -306,7 +314,7 @@ export async function startReplayServer(options: ReplayServerOptions): Promise<R
 
   return {
     url,
-    baseUrls: { ashby: url, greenhouse: url, lever: url, usajobs: `${url}${USAJOBS_REPLAY_PREFIX}` },
+    baseUrls: { ashby: url, greenhouse: url, lever: url, usajobs: `${url}${USAJOBS_REPLAY_PREFIX}`, remotive: url, himalayas: url, arbeitnow: url },
     requests,
     pageUrl: (postingUrl: string) => `${url}${postingPagePath(postingUrl)}`,
     pagePath: postingPagePath,

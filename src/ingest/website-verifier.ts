@@ -15,9 +15,9 @@
  * the website is unproven; `fetch_failed` changes nothing but the check time, so a site that is briefly
  * down keeps an earlier proof.
  */
-import { compile } from 'html-to-text';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import { sanitizeDescription } from '../enrich/description.ts';
 import type { DB } from '../store/schema.ts';
 import { FetchError, type Fetcher } from './fetcher.ts';
 
@@ -63,14 +63,17 @@ export function nameToFind(name: string): string {
   return words.join(' ');
 }
 
-const toText = compile({ wordwrap: false, selectors: [{ selector: 'a', options: { ignoreHref: true } }, { selector: 'img', format: 'skip' }] });
+/** The visible text of a page: the description sanitizer's allow-list drops scripts, styles and markup. */
+function visibleText(html: string): string {
+  return sanitizeDescription(html)?.text ?? '';
+}
 
 /** True when `html`'s title or visible text contains `name` as whole words. */
 export function pageNamesCompany(html: string, name: string): boolean {
   const wanted = nameToFind(name);
   if (!wanted) return false;
   const title = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(html)?.[1] ?? '';
-  const text = ` ${foldForMatch(`${title} ${toText(html)}`)} `;
+  const text = ` ${foldForMatch(`${title} ${visibleText(html)}`)} `;
   return text.includes(` ${wanted} `);
 }
 

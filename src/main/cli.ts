@@ -6,7 +6,8 @@ import { Command, InvalidArgumentError } from 'commander';
 import { SETTINGS, ConfigError } from '../config/config.ts';
 import { CONNECTOR_IDS, type ConnectorId } from '../domain/crawl-target.ts';
 import { createApiKey, KeyInputError, listApiKeys, renameApiKey, revokeApiKey, rotateApiKey } from '../store/api-keys.ts';
-import { listTargets, upsertTarget } from '../store/crawl-targets.ts';
+import { clearValidators, listTargets, upsertTarget } from '../store/crawl-targets.ts';
+import { addOptout, listOptouts, OptoutInputError, revokeOptout } from '../store/optouts.ts';
 import { seedBundledTargets } from '../ingest/bundled-feeds.ts';
 import { createFetcher } from '../ingest/fetcher.ts';
 import { verifyWebsites } from '../ingest/website-verifier.ts';
@@ -75,7 +76,8 @@ program
   .description('Crawl the configured targets once and update the ledger (works while the server runs).')
   .option('--demo', 'crawl the bundled real feeds from a loopback replay server instead of the real APIs', false)
   .option('--target <id...>', 'only these target ids (see `jobledger targets list`)')
-  .action(async (options: { demo: boolean; target?: string[] }) => {
+  .option('--refetch', 'ask for full boards instead of conditional requests, so every posting is enriched and judged again (after an upgrade)', false)
+  .action(async (options: { demo: boolean; target?: string[]; refetch: boolean }) => {
     const rt = await openRuntime({ applicationName: 'jobledger-ingest', statementTimeoutMs: INGEST_STATEMENT_TIMEOUT_MS });
     try {
       let baseUrls = rt.config.sources;
@@ -93,6 +95,10 @@ program
         if (options.target) targets = targets.filter((t) => options.target!.includes(t.id));
       } else {
         targets = await listTargets(rt.database.db, { enabledOnly: true, ids: options.target });
+      }
+      if (options.refetch && targets.length > 0) {
+        await clearValidators(rt.database.db, targets.map((t) => t.id));
+        targets = await listTargets(rt.database.db, { ids: targets.map((t) => t.id) });
       }
       if (targets.length === 0) {
         rt.log.warn('no crawl targets: add one with `jobledger targets add`, or run `jobledger ingest --demo`');
@@ -259,8 +265,62 @@ targets
     }
   });
 
+const optout = program
+  .command('optout')
+  .description('Record verified employer opt-outs: every row of the employer is withheld as optout_hidden (never served).');
+optout
+  .command('add')
+  .description('Record a verified opt-out and hide the employer\'s rows now (served rows get a `withdrawn` change event).')
+  .option('--domain <domain>', "the employer's domain, e.g. example.com")
+  .option('--company <slug>', 'the employer\'s company slug (as in company_slug)')
+  .requiredOption('--verified-by <text>', 'who verified the request and how, e.g. "reply from hr@example.com, ticket 123"')
+  .option('--verified-at <date>', 'when it was verified (YYYY-MM-DD or RFC 3339; default now)', futureDate)
+  .option('--note <text>', 'anything else worth keeping')
+  .action(async (options: { domain?: string; company?: string; verifiedBy: string; verifiedAt?: Date; note?: string }) => {
+    const rt = await openRuntime({ applicationName: 'jobledger-optout' });
+    try {
+      const result = await addOptout(rt.database.db, {
+        domain: options.domain,
+        companySlug: options.company,
+        verifiedBy: options.verifiedBy,
+        verifiedAt: options.verifiedAt ?? new Date(),
+        note: options.note,
+      });
+      process.stdout.write(`opt-out ${result.id} recorded: ${result.hidden} rows hidden (${result.withdrawn} were served and are withdrawn)\n`);
+    } finally {
+      await rt.database.close();
+    }
+  });
+optout
+  .command('list')
+  .description('List opt-outs, active and revoked.')
+  .action(async () => {
+    const rt = await openRuntime({ applicationName: 'jobledger-optout' });
+    try {
+      for (const o of await listOptouts(rt.database.db)) {
+        const who = [o.domain, o.companySlug].filter(Boolean).join(' / ');
+        process.stdout.write(`${o.id.padStart(4)}  ${o.revokedAt ? `revoked ${o.revokedAt.toISOString()}` : 'active'}  ${who}  verified ${o.verifiedAt.toISOString()} by ${o.verifiedBy}${o.note ? `  (${o.note})` : ''}\n`);
+      }
+    } finally {
+      await rt.database.close();
+    }
+  });
+optout
+  .command('revoke')
+  .description('Revoke an opt-out; the employer\'s boards are fetched in full on their next crawl and their rows judged again.')
+  .argument('<id>', 'the opt-out id (see `jobledger optout list`)')
+  .action(async (id: string) => {
+    const rt = await openRuntime({ applicationName: 'jobledger-optout' });
+    try {
+      const { targetsReset } = await revokeOptout(rt.database.db, id);
+      process.stdout.write(`opt-out ${id} revoked; ${targetsReset} crawl targets will be fetched in full on their next crawl\n`);
+    } finally {
+      await rt.database.close();
+    }
+  });
+
 program.parseAsync(process.argv).catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof KeyInputError) {
+  if (error instanceof ConfigError || error instanceof KeyInputError || error instanceof OptoutInputError) {
     process.stderr.write(`jobledger: ${error.message}\n`);
   } else {
     process.stderr.write(`jobledger: ${(error as Error).message ?? String(error)}\n`);

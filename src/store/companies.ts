@@ -26,7 +26,8 @@ export interface CompanyRef {
   name: string;
 }
 
-function identityKey(input: CompanyInput): string {
+/** The identity a company row is matched by: `domain:<bare domain>` when known, else `name:<folded name>`. */
+export function identityKey(input: CompanyInput): string {
   const domain = input.domain ? bareDomain(input.domain) : undefined;
   if (domain) return `domain:${domain}`;
   return `name:${input.name.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').trim()}`;

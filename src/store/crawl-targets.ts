@@ -210,3 +210,15 @@ export async function recordCrawlRun(db: Kysely<DB>, run: CrawlRunRecord): Promi
       .execute();
   });
 }
+
+/**
+ * Forget the validators (ETag, Last-Modified) of these targets, so their next crawl asks for the full
+ * board instead of a 304 and every posting goes through enrichment and the quality gate again (after
+ * an enrichment upgrade: changed rows then emit `updated`).
+ * @returns the number of targets changed.
+ */
+export async function clearValidators(db: Kysely<DB>, ids: string[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const result = await db.updateTable('crawl_targets').set({ etag: null, last_modified: null }).where('id', 'in', ids).executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}

@@ -230,6 +230,18 @@ export interface ReportSnapshotsTable {
   duration_ms: number;
 }
 
+/** Verified employer opt-outs (migration 007). */
+export interface EmployerOptoutsTable {
+  id: GeneratedAlways<string>;
+  domain: string | null;
+  company_id: string | null;
+  verified_by: string;
+  verified_at: Timestamp;
+  note: string | null;
+  created_at: Generated<Date>;
+  revoked_at: NullableTimestamp;
+}
+
 export interface DB {
   providers: ProvidersTable;
   companies: CompaniesTable;
@@ -246,6 +258,7 @@ export interface DB {
   record_usage: RecordUsageTable;
   request_counters: RequestCountersTable;
   report_snapshots: ReportSnapshotsTable;
+  employer_optouts: EmployerOptoutsTable;
 }
 
 export type JobRow = Selectable<JobsTable>;

@@ -1,0 +1,78 @@
+/**
+ * Arbeitnow connector: the job board's public API, `GET {base}/api/job-board-api` → `{"data": [...],
+ * "links", "meta"}` (arbeitnow.com/api; shape as in the reference sample `ats-samples/arbeitnow.json`).
+ * One page is read: the feed is discovery-only, its rows are never served (provider `arbeitnow`,
+ * migration 007).
+ *
+ * | Arbeitnow | SourcePosting |
+ * |---|---|
+ * | `slug` | `sourcePostingId` |
+ * | `title` | `title` |
+ * | `company_name` | `company.name` |
+ * | `location` | `location`, `locations[0].text` |
+ * | `remote` true | `remoteFlag` 'remote' (false says only that the job is not flagged remote: absent) |
+ * | `job_types[0]` | `employmentType`, raw |
+ * | `created_at` (epoch seconds) | `postedAt` |
+ * | `description` (HTML; the recorded sample escapes it once more, which is unescaped first) | `descriptionHtml` |
+ * | `url` | `applyUrl`, `postingUrl` (the board's own page) |
+ * | `tags[0]` | `hints.department` |
+ */
+import type { SourcePosting } from '../../domain/posting.ts';
+import { CrawlError } from '../connector.ts';
+import type { Connector, CrawlOutcome, CrawlTarget } from '../connector.ts';
+import type { Fetcher } from '../fetcher.ts';
+import { compact, fetchBoard, fetched, finite, isoFromEpochMs, isRecord, mapPostings, parseJson, text, trimBase } from './common.ts';
+
+/** `&lt;p&gt;` → `<p>`: the feed's description is sometimes HTML escaped once more. */
+function unescapeOnce(html: string): string {
+  if (!/^\s*&lt;[a-z]/i.test(html)) return html;
+  return html.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#0?39;/g, "'").replace(/&amp;/g, '&');
+}
+
+/** Map one Arbeitnow job; null when it has no slug or title. */
+export function mapArbeitnowJob(job: unknown): SourcePosting | null {
+  if (!isRecord(job)) return null;
+  const id = text(job['slug']);
+  const title = text(job['title']);
+  if (id === undefined || title === undefined) return null;
+  const location = text(job['location']);
+  const created = finite(job['created_at']);
+  const types = Array.isArray(job['job_types']) ? job['job_types'].map(text).filter((t): t is string => t !== undefined) : [];
+  const tags = Array.isArray(job['tags']) ? job['tags'].map(text).filter((t): t is string => t !== undefined) : [];
+  const description = text(job['description']);
+  return compact<SourcePosting>({
+    sourcePostingId: id,
+    title,
+    company: { name: text(job['company_name']) ?? 'Unknown' },
+    location,
+    locations: location ? [{ text: location }] : [],
+    remoteFlag: job['remote'] === true ? 'remote' : undefined,
+    employmentType: types[0],
+    postedAt: created === undefined ? undefined : isoFromEpochMs(created * 1000),
+    descriptionHtml: description ? unescapeOnce(description) : undefined,
+    applyUrl: text(job['url']),
+    postingUrl: text(job['url']),
+    hints: tags[0] ? { department: tags[0] } : undefined,
+  });
+}
+
+/**
+ * Create the Arbeitnow connector.
+ * @param baseUrl API origin, e.g. `https://www.arbeitnow.com` (config `JOBLEDGER_ARBEITNOW_BASE_URL`).
+ */
+export function createArbeitnowConnector(baseUrl: string): Connector {
+  const base = trimBase(baseUrl);
+  const boardUrl = (): string => `${base}/api/job-board-api`;
+  return {
+    id: 'arbeitnow',
+    boardUrl,
+    /** @throws CrawlError: fetch failures by kind; `malformed` unless the answer is `{"data": [...]}`. */
+    async crawl(target: CrawlTarget, fetcher: Fetcher): Promise<CrawlOutcome> {
+      const answer = await fetchBoard(fetcher, boardUrl(), target);
+      if (answer.kind === 'not_modified') return answer;
+      const payload = parseJson(answer.body, target);
+      if (!isRecord(payload) || !Array.isArray(payload['data'])) throw new CrawlError('malformed', `${target.id}: expected an object with a "data" array`);
+      return fetched(mapPostings(payload['data'], mapArbeitnowJob), answer);
+    },
+  };
+}

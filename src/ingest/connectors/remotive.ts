@@ -1,0 +1,73 @@
+/**
+ * Remotive connector: the job board's public API, `GET {base}/api/remote-jobs` → `{"jobs": [...]}`
+ * (remotive.com/api-documentation; shape as in the reference sample `ats-samples/remotive.json`).
+ *
+ * Remotive is a job board: its rows are fetched for discovery only and are never served (provider
+ * `remotive` is discovery-only and not redistributable, migration 007; the quality gate removes every
+ * row with rule `source.not_redistributable`). The mapping still reads the payload truthfully, so a
+ * withheld row says what the board said.
+ *
+ * | Remotive | SourcePosting |
+ * |---|---|
+ * | `id` | `sourcePostingId` |
+ * | `title` | `title` |
+ * | `company_name`, `company_logo` | `company` |
+ * | `candidate_required_location` | `location`, `locations[0].text` |
+ * | — (every Remotive job is a remote job: the board lists nothing else) | `remoteFlag` 'remote' |
+ * | `job_type` (full_time, part_time, contract, freelance, internship) | `employmentType`, raw |
+ * | `publication_date` (no offset: not read, the time zone would be a guess) | — |
+ * | `description` | `descriptionHtml` |
+ * | `url` | `applyUrl`, `postingUrl` (the board's own page) |
+ * | `category` | `hints.department` |
+ * The free-text `salary` is not structured data and is not read; the description may state pay.
+ */
+import type { SourcePosting } from '../../domain/posting.ts';
+import { CrawlError } from '../connector.ts';
+import type { Connector, CrawlOutcome, CrawlTarget } from '../connector.ts';
+import type { Fetcher } from '../fetcher.ts';
+import { compact, fetchBoard, fetched, idString, isoInstant, isRecord, mapPostings, parseJson, text, trimBase } from './common.ts';
+
+/** Map one Remotive job; null when it has no id or title. */
+export function mapRemotiveJob(job: unknown): SourcePosting | null {
+  if (!isRecord(job)) return null;
+  const id = idString(job['id']);
+  const title = text(job['title']);
+  if (id === undefined || title === undefined) return null;
+  const location = text(job['candidate_required_location']);
+  const category = text(job['category']);
+  return compact<SourcePosting>({
+    sourcePostingId: id,
+    title,
+    company: compact({ name: text(job['company_name']) ?? 'Unknown', logoUrl: text(job['company_logo']) }),
+    location,
+    locations: location ? [{ text: location }] : [],
+    remoteFlag: 'remote',
+    employmentType: text(job['job_type']),
+    postedAt: isoInstant(job['publication_date']),
+    descriptionHtml: text(job['description']),
+    applyUrl: text(job['url']),
+    postingUrl: text(job['url']),
+    hints: category ? { department: category } : undefined,
+  });
+}
+
+/**
+ * Create the Remotive connector.
+ * @param baseUrl API origin, e.g. `https://remotive.com` (config `JOBLEDGER_REMOTIVE_BASE_URL`).
+ */
+export function createRemotiveConnector(baseUrl: string): Connector {
+  const base = trimBase(baseUrl);
+  const boardUrl = (): string => `${base}/api/remote-jobs`;
+  return {
+    id: 'remotive',
+    boardUrl,
+    /** @throws CrawlError: fetch failures by kind; `malformed` unless the answer is `{"jobs": [...]}`. */
+    async crawl(target: CrawlTarget, fetcher: Fetcher): Promise<CrawlOutcome> {
+      const answer = await fetchBoard(fetcher, boardUrl(), target);
+      if (answer.kind === 'not_modified') return answer;
+      const payload = parseJson(answer.body, target);
+      if (!isRecord(payload) || !Array.isArray(payload['jobs'])) throw new CrawlError('malformed', `${target.id}: expected an object with a "jobs" array`);
+      return fetched(mapPostings(payload['jobs'], mapRemotiveJob), answer);
+    },
+  };
+}

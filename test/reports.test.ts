@@ -25,6 +25,8 @@ describe('reports', () => {
   let app: FastifyInstance;
   let key: CreatedKey;
   let now: Date;
+  /** Rows the imported corpus itself withholds as quality_removed (the job-board feeds). */
+  let corpusRemoved: number;
   const fx = loadFxRates();
 
   const one = async <T = number>(query: ReturnType<typeof sql>): Promise<T> => {
@@ -42,6 +44,8 @@ describe('reports', () => {
 
   beforeAll(async () => {
     t = await createTestDatabase({ corpus: true });
+    // The corpus already withholds the job-board feeds' rows (quality_removed); this test adds four more.
+    corpusRemoved = await count(sql`status = 'live' AND withheld_kind = 'quality_removed'`);
     // Withheld rows of every kind: a discovery-only source (quality_removed), a posting without an apply
     // link (quality_gated), and a verified opt-out of one served row (optout_hidden).
     await addDiscoveryProvider(t.db, 'careers-test', 'Careers pages (test)');
@@ -86,7 +90,7 @@ describe('reports', () => {
     const live = await count(LIVE);
     const withheld = await count(WITHHELD);
     const closed = await count(CLOSED);
-    expect(withheld).toBe(4);
+    expect(withheld).toBe(corpusRemoved + 4);
     expect(f).toMatchObject({ measured_at: now.toISOString(), stale: false, ledger_rows: await count(sql`true`), live_listings: live, withheld_listings: withheld, closed_listings: closed });
     expect(f.ledger_rows).toBe(live + withheld + closed);
     expect(Date.parse(f.generated_at as string)).toBeGreaterThanOrEqual(now.getTime());
@@ -162,8 +166,8 @@ describe('reports', () => {
       stale: false,
       live_listings: live,
       live_employer_direct: await count(sql`served`),
-      withheld_listings: 4,
-      withheld_breakdown: { quality_removed: 2, quality_gated: 1, optout_hidden: 1 },
+      withheld_listings: corpusRemoved + 4,
+      withheld_breakdown: { quality_removed: corpusRemoved + 2, quality_gated: 1, optout_hidden: 1 },
       closed_listings: await count(CLOSED),
       ledger_rows: await count(sql`true`),
       employers: await one(sql`SELECT count(DISTINCT company_id)::int FROM jobs WHERE ${LIVE}`),
@@ -189,7 +193,21 @@ describe('reports', () => {
       expect(s.closed).toBe(await count(sql`${CLOSED} AND provider_id = ${s.source}`));
       expect(s.withheld).toBe(await count(sql`${WITHHELD} AND provider_id = ${s.source}`));
     }
-    expect(c.excluded_sources).toEqual([{ source: 'careers-test', label: 'Careers pages (test)', reason: 'discovery_only', ledger_rows: 2, live_unserved: 2 }]);
+    // Every provider fetched but never redistributed, counted independently: the corpus's job-board feeds
+    // and this test's careers pages.
+    const excluded = (
+      await sql<{ source: string; label: string; reason: string; ledger_rows: number; live_unserved: number }>`
+        SELECT p.id AS source, p.label,
+               CASE WHEN p.discovery_only THEN 'discovery_only' ELSE 'not_redistributable' END AS reason,
+               count(j.id)::int AS ledger_rows,
+               count(j.id) FILTER (WHERE j.status = 'live' AND j.withheld_kind IS NOT NULL)::int AS live_unserved
+        FROM providers p LEFT JOIN jobs j ON j.provider_id = p.id
+        WHERE p.discovery_only OR NOT p.redistributable
+        GROUP BY p.id ORDER BY p.id`.execute(t.db)
+    ).rows;
+    expect(excluded.map((e) => e.source)).toContain('careers-test');
+    expect(excluded.find((e) => e.source === 'careers-test')).toEqual({ source: 'careers-test', label: 'Careers pages (test)', reason: 'discovery_only', ledger_rows: 2, live_unserved: 2 });
+    expect(c.excluded_sources).toEqual(excluded);
   });
 
   it('coverage per country and per employer match the ledger', async () => {

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../src/domain/job.ts';
 import type { CreatedKey } from '../src/store/api-keys.ts';
 import { bearer, buildTestApp, createKey } from './helpers/app.ts';
-import { replayPipeline, type ReplayPipeline } from './helpers/corpus.ts';
+import { outcomes, replayPipeline, type ReplayPipeline } from './helpers/corpus.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 
 const FEEDS = ['remotive', 'himalayas', 'arbeitnow'];
@@ -25,7 +25,7 @@ describe('job-board feeds', () => {
     t = await createTestDatabase();
     pipeline = await replayPipeline(t.db);
     const reports = await pipeline.crawl(pipeline.targets.filter((target) => FEEDS.includes(target.provider_id)));
-    expect(reports.map((r) => r.outcome)).toEqual(['fetched', 'fetched', 'fetched']);
+    expect(outcomes(reports)).toEqual(['fetched', 'fetched', 'fetched']);
     app = await buildTestApp(t);
     key = await createKey(t, 'scale');
   });

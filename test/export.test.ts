@@ -308,9 +308,17 @@ describe('bulk export at volume', () => {
     try {
       const socket = serverSockets[serverSockets.length - 1]!;
       const produced = () => socket.bytesWritten + socket.writableLength;
-      await new Promise((r) => setTimeout(r, 300));
-      const before = produced();
-      await new Promise((r) => setTimeout(r, 700));
+      const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+      // The buffers between the paused client and the server fill first; on a loaded machine that
+      // takes a while, so wait (up to 30 s) for production to stop before judging it.
+      let before = produced();
+      for (let waited = 0; waited < 30_000; waited += 300) {
+        await sleep(300);
+        const now = produced();
+        if (now === before) break;
+        before = now;
+      }
+      await sleep(700);
       const after = produced();
       // Stalled: nothing more is produced, and what was produced is a few socket buffers, not the export.
       expect(after).toBe(before);

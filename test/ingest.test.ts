@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CrawlTargetRow } from '../src/store/schema.ts';
-import { replayPipeline, type ReplayPipeline } from './helpers/corpus.ts';
+import { outcomes, replayPipeline, type ReplayPipeline } from './helpers/corpus.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 import { ashbyPayload } from './helpers/postings.ts';
 
@@ -48,7 +48,7 @@ describe('ingestion', () => {
   it('answers a second import with 304s: nothing changes but last_verified_at', async () => {
     const before = await snapshot(t);
     const reports = await pipeline.crawl(boards);
-    expect(reports.map((r) => r.outcome)).toEqual(boards.map(() => 'not_modified'));
+    expect(outcomes(reports)).toEqual(boards.map(() => 'not_modified'));
     const after = await snapshot(t);
     expect(after.events).toBe(before.events);
     expect(after.jobs.map(({ last_verified_at: _, ...rest }) => rest)).toEqual(before.jobs.map(({ last_verified_at: _, ...rest }) => rest));

@@ -17,7 +17,7 @@ import type { CreatedKey } from '../src/store/api-keys.ts';
 import { sweepUpstreamClosures } from '../src/store/ledger.ts';
 import type { CrawlTargetRow } from '../src/store/schema.ts';
 import { bearer, buildTestApp, createKey } from './helpers/app.ts';
-import { replayPipeline, type ReplayPipeline } from './helpers/corpus.ts';
+import { outcomes, replayPipeline, type ReplayPipeline } from './helpers/corpus.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 import { ashbyPayload } from './helpers/postings.ts';
 
@@ -178,7 +178,7 @@ describe('replaying real board states through the real connectors', () => {
 
   it('step 0: the recorded boards enter the ledger', async () => {
     const reports = await pipeline.crawl(Object.values(targets));
-    expect(reports.map((r) => r.outcome)).toEqual(['fetched', 'fetched', 'fetched', 'fetched']);
+    expect(outcomes(reports)).toEqual(['fetched', 'fetched', 'fetched', 'fetched']);
 
     const served = await t.db.selectFrom('jobs').select('id').where('served', '=', true).execute();
     expect(await newChanges()).toEqual(served.map((r) => `created ${r.id}`).sort());
@@ -199,7 +199,7 @@ describe('replaying real board states through the real connectors', () => {
     pipeline.replay.override(pipeline.replay.pagePath(dead.jobUrl), { status: 404, body: 'Not found' });
     const before = new Date();
     const reports = await pipeline.crawl([targets.ramp, targets.n8n]);
-    expect(reports.map((r) => r.outcome)).toEqual(['fetched', 'fetched']);
+    expect(outcomes(reports)).toEqual(['fetched', 'fetched']);
 
     const [a, b, d, s, l, x] = await Promise.all([removedA, removedB, described, salaried, relinked].map((j) => row('ashby', j.id)).concat(row('ashby', dead.id)));
     // Gone from a good crawl once, pages still up: still live, one missed crawl.

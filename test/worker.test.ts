@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCrawlWorker, type CrawlWorker } from '../src/ingest/crawl-worker.ts';
 import { crawlTarget, loadProviders, type CrawlReport } from '../src/ingest/pipeline.ts';
 import type { CrawlTargetRow } from '../src/store/schema.ts';
-import { replayPipeline, type ReplayPipeline } from './helpers/corpus.ts';
+import { outcomes, replayPipeline, type ReplayPipeline } from './helpers/corpus.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 
 const BOARDS = ['cursor', 'n8n', 'supabase', 'zapier', 'padlet', 'voize'];
@@ -80,7 +80,7 @@ describe('the crawl worker', () => {
       expect(again.reduce((n, x) => n + x.queued, 0)).toBe(0);
       await new Promise((r) => setTimeout(r, 100));
     }
-    expect(reports.map((r) => r.outcome)).toEqual(BOARDS.map(() => 'fetched'));
+    expect(outcomes(reports)).toEqual(BOARDS.map(() => 'fetched'));
     expect(new Set(reports.map((r) => r.targetId))).toEqual(new Set(targets.map((x) => x.id)));
 
     // Exactly one request per board reached the source, and one crawl run per target was recorded.

@@ -21,6 +21,11 @@ export function testFetchConfig(overrides: Partial<ReturnType<typeof loadConfig>
   return { ...base, allow: ['127.0.0.1/32'], timeoutMs: 5_000, retries: 1, backoffMs: 10, ...overrides };
 }
 
+/** Each report's outcome; a failed crawl also names its cause, so a failing assertion says why. */
+export function outcomes(reports: CrawlReport[]): string[] {
+  return reports.map((r) => (r.outcome === 'failed' ? `failed (${r.errorKind}: ${r.error})` : r.outcome));
+}
+
 export interface ReplayPipeline {
   replay: ReplayServer;
   deps: PipelineDeps;

@@ -133,6 +133,18 @@ describe('the OpenAPI contract', () => {
     }
   });
 
+  it('answers another method on a known path with 405 method_not_allowed and Allow, an unknown path with 404', async () => {
+    for (const [method, url] of [['POST', '/v1/jobs'], ['DELETE', '/public/jobs/some-slug'], ['PUT', '/v1/meta/facets?x=1']] as const) {
+      const res = await app.inject({ method, url });
+      expect(res.statusCode, `${method} ${url}`).toBe(405);
+      expect(res.headers.allow).toBe('GET, HEAD');
+      expect(res.json()).toMatchObject({ error: 'method_not_allowed', message: `${url.split('?')[0]} answers GET and HEAD only, not ${method}.` });
+    }
+    const unknown = await app.inject({ method: 'POST', url: '/v1/nothing-here' });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json()).toMatchObject({ error: 'not_found', message: 'No endpoint answers POST /v1/nothing-here.' });
+  });
+
   it('validates responses: conforming ones pass, broken ones are caught', () => {
     const contract = new Contract(doc);
     const json = { 'content-type': 'application/json; charset=utf-8' };

@@ -127,9 +127,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const clock = options.clock ?? systemClock;
   const counters: CounterStore = options.requestCounters ?? { kind: 'memory' };
   const requestLimiter = new RequestLimiter(counters, clock);
-  app.setNotFoundHandler((request, reply) =>
-    sendApiError(reply, options.docsUrl, new ApiError('not_found', `No endpoint answers ${request.method} ${request.url.split('?')[0]}.`)),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0]!;
+    // The path exists but only for reading: 405 with Allow, not a 404 that says the path is unknown.
+    if (request.method !== 'GET' && request.method !== 'HEAD' && app.findRoute({ method: 'GET', url: path })) {
+      return sendApiError(reply, options.docsUrl, new ApiError('method_not_allowed', `${path} answers GET and HEAD only, not ${request.method}.`, { headers: { Allow: 'GET, HEAD' } }));
+    }
+    return sendApiError(reply, options.docsUrl, new ApiError('not_found', `No endpoint answers ${request.method} ${path}.`));
+  });
 
   await app.register(swagger, {
     transformObject: (document) => ('openapiObject' in document ? documentBudgetHeaders(document.openapiObject) : document.swaggerObject),

@@ -99,7 +99,9 @@ export class Contract {
     const template = this.match(pathname);
     const contentType = String(res.headers['content-type'] ?? '').split(';')[0]!.trim();
     if (!template || !this.doc.paths[template]?.[verb]) {
-      if (res.statusCode !== 404) return [`${where}: the path and method are not in the OpenAPI document`];
+      // An unknown path is a 404; a known path asked with a method it lacks is a 405 (docs/errors.md).
+      const methodNotAllowed = res.statusCode === 405 && template !== undefined;
+      if (res.statusCode !== 404 && !methodNotAllowed) return [`${where}: the path and method are not in the OpenAPI document`];
       const ok = this.ajv.validate(ERROR_BODY, safeJson(res.body));
       return ok ? [] : [`${where}: an undocumented path must answer the error body`];
     }

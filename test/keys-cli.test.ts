@@ -73,6 +73,31 @@ describe('jobledger keys', () => {
     await expect(jobledger('keys', 'rotate', prefix)).rejects.toMatchObject({ stderr: expect.stringContaining('is revoked; revocation is permanent') });
   });
 
+  it('lists when a key was last used, written at most once a minute', async () => {
+    const created = await jobledger('keys', 'create', '--plan', 'explore', '--name', 'usage');
+    const secret = /secret \(shown once\): (\S+)/.exec(created.stdout)![1]!;
+    const id = /^key ([0-9a-f-]{36})/.exec(created.stdout)![1]!;
+    const line = async () => (await jobledger('keys', 'list')).stdout.split('\n').find((l) => l.startsWith(id))!;
+    expect(await line()).toContain('last used never');
+
+    const lastUsed = async () => (await t.db.selectFrom('api_keys').select('last_used_at').where('id', '=', id).executeTakeFirstOrThrow()).last_used_at;
+    const before = Date.now();
+    expect(await status(secret)).toBe(200);
+    // The stamp is written off the request path: wait for it.
+    let stamped = await lastUsed();
+    for (let i = 0; !stamped && i < 100; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      stamped = await lastUsed();
+    }
+    expect(stamped!.getTime()).toBeGreaterThanOrEqual(before - 1000);
+    expect(await line()).toContain(`last used ${stamped!.toISOString()}`);
+
+    // Within the minute, further requests do not move it.
+    expect(await status(secret)).toBe(200);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await lastUsed()).toEqual(stamped);
+  });
+
   it('names the problem when a key does not exist', async () => {
     await expect(jobledger('keys', 'revoke', 'jl_zzzzzzzz')).rejects.toMatchObject({ stderr: expect.stringContaining('no key has the id or prefix "jl_zzzzzzzz"') });
   });

@@ -165,12 +165,12 @@ keys
   });
 keys
   .command('list')
-  .description('List keys: id, prefix, plan, status, country lock, records used this month (UTC), created, name. Never secrets.')
+  .description('List keys: id, prefix, plan, status, country lock, records used this month (UTC), created, last used (to the minute), name. Never secrets.')
   .action(async () => {
     await withLedger('jobledger-keys', async (rt) => {
       for (const k of await listApiKeys(rt.database.db)) {
         process.stdout.write(
-          `${k.id}  ${k.keyPrefix}  ${k.planId.padEnd(8)} ${k.status.padEnd(8)} ${k.countryLock ?? '--'}  ${String(k.recordsThisMonth).padStart(9)} records  ${k.createdAt.toISOString()}  ${k.name ?? ''}\n`,
+          `${k.id}  ${k.keyPrefix}  ${k.planId.padEnd(8)} ${k.status.padEnd(8)} ${k.countryLock ?? '--'}  ${String(k.recordsThisMonth).padStart(9)} records  ${k.createdAt.toISOString()}  last used ${k.lastUsedAt ? k.lastUsedAt.toISOString() : 'never'}  ${k.name ?? ''}\n`,
         );
       }
     });

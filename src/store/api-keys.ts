@@ -102,6 +102,8 @@ export interface KeyListing {
   expiresAt: Date | null;
   /** Records served in the current UTC month. */
   recordsThisMonth: number;
+  /** When the key last authenticated a request, to the minute (see {@link recordKeyUse}); null if never. */
+  lastUsedAt: Date | null;
 }
 
 /** Every key, newest first, without any secret material. */
@@ -110,7 +112,7 @@ export async function listApiKeys(db: Kysely<DB>, now: Date = new Date()): Promi
   const rows = await db
     .selectFrom('api_keys')
     .leftJoin('record_usage as u', (join) => join.onRef('u.api_key_id', '=', 'api_keys.id').on('u.period_start', '=', month))
-    .select(['id', 'account_id', 'key_prefix', 'name', 'plan_id', 'country_lock', 'status', 'created_at', 'expires_at', 'u.used'])
+    .select(['id', 'account_id', 'key_prefix', 'name', 'plan_id', 'country_lock', 'status', 'created_at', 'expires_at', 'last_used_at', 'u.used'])
     .orderBy('created_at', 'desc')
     .execute();
   return rows.map((r) => ({
@@ -124,7 +126,27 @@ export async function listApiKeys(db: Kysely<DB>, now: Date = new Date()): Promi
     createdAt: r.created_at,
     expiresAt: r.expires_at,
     recordsThisMonth: r.used ?? 0,
+    lastUsedAt: r.last_used_at,
   }));
+}
+
+/** How stale `api_keys.last_used_at` may get, seconds: it is written at most once a minute per key. */
+export const KEY_USE_RESOLUTION_SECONDS = 60;
+
+/**
+ * Stamp `api_keys.last_used_at` with `now`, unless it was stamped less than
+ * {@link KEY_USE_RESOLUTION_SECONDS} ago: an operator sees which keys are in use (`jobledger keys
+ * list`) without every request writing the row. Returns whether the row was written.
+ */
+export async function recordKeyUse(db: Kysely<DB>, keyId: string, now: Date = new Date()): Promise<boolean> {
+  const staleBefore = new Date(now.getTime() - KEY_USE_RESOLUTION_SECONDS * 1000);
+  const result = await db
+    .updateTable('api_keys')
+    .set({ last_used_at: now })
+    .where('id', '=', keyId)
+    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', staleBefore)]))
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

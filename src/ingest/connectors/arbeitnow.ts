@@ -18,10 +18,9 @@
  * | `tags[0]` | `hints.department` |
  */
 import type { SourcePosting } from '../../domain/posting.ts';
-import { CrawlError } from '../connector.ts';
 import type { Connector, CrawlOutcome, CrawlTarget } from '../connector.ts';
 import type { Fetcher } from '../fetcher.ts';
-import { compact, fetchBoard, fetched, finite, isoFromEpochMs, isRecord, mapPostings, parseJson, text, trimBase } from './common.ts';
+import { boardList, compact, fetchBoard, fetched, finite, isoFromEpochMs, isRecord, mapPostings, text, trimBase } from './common.ts';
 
 /** `&lt;p&gt;` → `<p>`: the feed's description is sometimes HTML escaped once more. */
 function unescapeOnce(html: string): string {
@@ -70,9 +69,7 @@ export function createArbeitnowConnector(baseUrl: string): Connector {
     async crawl(target: CrawlTarget, fetcher: Fetcher): Promise<CrawlOutcome> {
       const answer = await fetchBoard(fetcher, boardUrl(), target);
       if (answer.kind === 'not_modified') return answer;
-      const payload = parseJson(answer.body, target);
-      if (!isRecord(payload) || !Array.isArray(payload['data'])) throw new CrawlError('malformed', `${target.id}: expected an object with a "data" array`);
-      return fetched(mapPostings(payload['data'], mapArbeitnowJob), answer);
+      return fetched(mapPostings(boardList(answer.body, target, 'data'), mapArbeitnowJob), answer);
     },
   };
 }

@@ -30,10 +30,9 @@
  */
 import type { SalaryPeriod } from '../../domain/vocabulary.ts';
 import type { SourceLocation, SourcePosting, SourceSalary } from '../../domain/posting.ts';
-import { CrawlError } from '../connector.ts';
 import type { Connector, CrawlOutcome, CrawlTarget } from '../connector.ts';
 import type { Fetcher } from '../fetcher.ts';
-import { companyOf, compact, fetchBoard, fetched, finite, isoInstant, isRecord, mapPostings, parseJson, text, trimBase } from './common.ts';
+import { boardList, companyOf, compact, fetchBoard, fetched, finite, isoInstant, isRecord, mapPostings, text, trimBase } from './common.ts';
 
 /** Ashby `interval` → stored salary period (null: the interval has no yearly equivalent). */
 export const ASHBY_INTERVALS: Readonly<Record<string, SalaryPeriod>> = {
@@ -125,11 +124,7 @@ export function createAshbyConnector(baseUrl: string): Connector {
     async crawl(target: CrawlTarget, fetcher: Fetcher): Promise<CrawlOutcome> {
       const answer = await fetchBoard(fetcher, boardUrl(target), target);
       if (answer.kind === 'not_modified') return answer;
-      const payload = parseJson(answer.body, target);
-      if (!isRecord(payload) || !Array.isArray(payload['jobs'])) {
-        throw new CrawlError('malformed', `${target.id}: expected an object with a "jobs" array`);
-      }
-      return fetched(mapPostings(payload['jobs'], (job) => mapAshbyJob(job, target)), answer);
+      return fetched(mapPostings(boardList(answer.body, target, 'jobs'), (job) => mapAshbyJob(job, target)), answer);
     },
   };
 }

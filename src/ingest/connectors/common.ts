@@ -58,6 +58,24 @@ export function parseJson(body: Buffer, target: CrawlTarget): unknown {
   }
 }
 
+/**
+ * The list of postings a board answer carries: the top-level array (`listKey` omitted: Lever,
+ * USAJOBS), or the array under `listKey` of a top-level object (`jobs`: Ashby, Greenhouse, Himalayas,
+ * Remotive; `data`: Arbeitnow).
+ * @param items what the top-level array holds, for the error message
+ * @throws CrawlError('malformed') when the body is not JSON or carries no such array.
+ */
+export function boardList(body: Buffer, target: CrawlTarget, listKey?: string, items = 'postings'): unknown[] {
+  const payload = parseJson(body, target);
+  if (listKey === undefined) {
+    if (!Array.isArray(payload)) throw new CrawlError('malformed', `${target.id}: expected a JSON array of ${items}`);
+    return payload;
+  }
+  const list = isRecord(payload) ? payload[listKey] : undefined;
+  if (!Array.isArray(list)) throw new CrawlError('malformed', `${target.id}: expected an object with a "${listKey}" array`);
+  return list;
+}
+
 /** A plain object (not null, not an array). */
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -22,10 +22,9 @@
  * a second pass would turn escaped text into markup.
  */
 import type { SourceLocation, SourcePosting } from '../../domain/posting.ts';
-import { CrawlError } from '../connector.ts';
 import type { Connector, CrawlOutcome, CrawlTarget } from '../connector.ts';
 import type { Fetcher } from '../fetcher.ts';
-import { companyOf, compact, fetchBoard, fetched, idString, isoInstant, isRecord, mapPostings, parseJson, text, trimBase } from './common.ts';
+import { boardList, companyOf, compact, fetchBoard, fetched, idString, isoInstant, isRecord, mapPostings, text, trimBase } from './common.ts';
 
 const NAMED: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", '#39': "'" };
 
@@ -95,11 +94,7 @@ export function createGreenhouseConnector(baseUrl: string): Connector {
     async crawl(target: CrawlTarget, fetcher: Fetcher): Promise<CrawlOutcome> {
       const answer = await fetchBoard(fetcher, boardUrl(target), target);
       if (answer.kind === 'not_modified') return answer;
-      const payload = parseJson(answer.body, target);
-      if (!isRecord(payload) || !Array.isArray(payload['jobs'])) {
-        throw new CrawlError('malformed', `${target.id}: expected an object with a "jobs" array`);
-      }
-      return fetched(mapPostings(payload['jobs'], (job) => mapGreenhouseJob(job, target)), answer);
+      return fetched(mapPostings(boardList(answer.body, target, 'jobs'), (job) => mapGreenhouseJob(job, target)), answer);
     },
   };
 }

@@ -20,10 +20,9 @@
  */
 import type { SourceLocation, SourcePosting, SourceSalary } from '../../domain/posting.ts';
 import { SALARY_PERIODS, type SalaryPeriod } from '../../domain/vocabulary.ts';
-import { CrawlError } from '../connector.ts';
 import type { Connector, CrawlOutcome, CrawlTarget } from '../connector.ts';
 import type { Fetcher } from '../fetcher.ts';
-import { compact, fetchBoard, fetched, finite, isoFromEpochMs, isRecord, mapPostings, parseJson, text, trimBase } from './common.ts';
+import { boardList, compact, fetchBoard, fetched, finite, isoFromEpochMs, isRecord, mapPostings, text, trimBase } from './common.ts';
 
 function epochSeconds(value: unknown): string | undefined {
   const s = finite(value);
@@ -84,9 +83,7 @@ export function createHimalayasConnector(baseUrl: string): Connector {
     async crawl(target: CrawlTarget, fetcher: Fetcher): Promise<CrawlOutcome> {
       const answer = await fetchBoard(fetcher, boardUrl(), target);
       if (answer.kind === 'not_modified') return answer;
-      const payload = parseJson(answer.body, target);
-      if (!isRecord(payload) || !Array.isArray(payload['jobs'])) throw new CrawlError('malformed', `${target.id}: expected an object with a "jobs" array`);
-      return fetched(mapPostings(payload['jobs'], mapHimalayasJob), answer);
+      return fetched(mapPostings(boardList(answer.body, target, 'jobs'), mapHimalayasJob), answer);
     },
   };
 }

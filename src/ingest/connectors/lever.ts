@@ -32,10 +32,9 @@
  */
 import type { Remote, SalaryPeriod } from '../../domain/vocabulary.ts';
 import type { SourceLocation, SourcePosting, SourceSalary } from '../../domain/posting.ts';
-import { CrawlError } from '../connector.ts';
 import type { Connector, CrawlOutcome, CrawlTarget } from '../connector.ts';
 import type { Fetcher } from '../fetcher.ts';
-import { companyOf, compact, fetchBoard, fetched, finite, isoFromEpochMs, isRecord, mapPostings, parseJson, text, trimBase } from './common.ts';
+import { boardList, companyOf, compact, fetchBoard, fetched, finite, isoFromEpochMs, isRecord, mapPostings, text, trimBase } from './common.ts';
 
 /** Lever `salaryRange.interval` → stored salary period. */
 export const LEVER_INTERVALS: Readonly<Record<string, SalaryPeriod>> = {
@@ -139,9 +138,7 @@ export function createLeverConnector(baseUrl: string): Connector {
     async crawl(target: CrawlTarget, fetcher: Fetcher): Promise<CrawlOutcome> {
       const answer = await fetchBoard(fetcher, boardUrl(target), target);
       if (answer.kind === 'not_modified') return answer;
-      const payload = parseJson(answer.body, target);
-      if (!Array.isArray(payload)) throw new CrawlError('malformed', `${target.id}: expected a JSON array of postings`);
-      return fetched(mapPostings(payload, (posting) => mapLeverPosting(posting, target)), answer);
+      return fetched(mapPostings(boardList(answer.body, target), (posting) => mapLeverPosting(posting, target)), answer);
     },
   };
 }

@@ -22,10 +22,9 @@
  * The free-text `salary` is not structured data and is not read; the description may state pay.
  */
 import type { SourcePosting } from '../../domain/posting.ts';
-import { CrawlError } from '../connector.ts';
 import type { Connector, CrawlOutcome, CrawlTarget } from '../connector.ts';
 import type { Fetcher } from '../fetcher.ts';
-import { compact, fetchBoard, fetched, idString, isoInstant, isRecord, mapPostings, parseJson, text, trimBase } from './common.ts';
+import { boardList, compact, fetchBoard, fetched, idString, isoInstant, isRecord, mapPostings, text, trimBase } from './common.ts';
 
 /** Map one Remotive job; null when it has no id or title. */
 export function mapRemotiveJob(job: unknown): SourcePosting | null {
@@ -65,9 +64,7 @@ export function createRemotiveConnector(baseUrl: string): Connector {
     async crawl(target: CrawlTarget, fetcher: Fetcher): Promise<CrawlOutcome> {
       const answer = await fetchBoard(fetcher, boardUrl(), target);
       if (answer.kind === 'not_modified') return answer;
-      const payload = parseJson(answer.body, target);
-      if (!isRecord(payload) || !Array.isArray(payload['jobs'])) throw new CrawlError('malformed', `${target.id}: expected an object with a "jobs" array`);
-      return fetched(mapPostings(payload['jobs'], mapRemotiveJob), answer);
+      return fetched(mapPostings(boardList(answer.body, target, 'jobs'), mapRemotiveJob), answer);
     },
   };
 }

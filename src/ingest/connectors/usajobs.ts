@@ -26,10 +26,9 @@
  * jobs_legislative_branch): the announcement with the later `open_date` wins, being the current one.
  */
 import type { SourcePosting } from '../../domain/posting.ts';
-import { CrawlError } from '../connector.ts';
 import type { Connector, CrawlOutcome, CrawlTarget } from '../connector.ts';
 import type { Fetcher } from '../fetcher.ts';
-import { compact, fetchBoard, fetched, idString, isRecord, mapPostings, parseJson, text, trimBase } from './common.ts';
+import { boardList, compact, fetchBoard, fetched, idString, isRecord, mapPostings, text, trimBase } from './common.ts';
 
 /** `YYYY-MM-DD` plus a UTC time of day as an ISO instant, or undefined when the date is not a real date. */
 function dateAt(value: unknown, hours: number, minutes: number, seconds: number): string | undefined {
@@ -90,9 +89,7 @@ export function createUsajobsConnector(baseUrl: string): Connector {
     async crawl(target: CrawlTarget, fetcher: Fetcher): Promise<CrawlOutcome> {
       const answer = await fetchBoard(fetcher, boardUrl(target), target);
       if (answer.kind === 'not_modified') return answer;
-      const payload = parseJson(answer.body, target);
-      if (!Array.isArray(payload)) throw new CrawlError('malformed', `${target.id}: expected a JSON array of announcements`);
-      return fetched(mapPostings(payload, (item) => mapUsajobsAnnouncement(item, target), laterAnnouncement), answer);
+      return fetched(mapPostings(boardList(answer.body, target, undefined, 'announcements'), (item) => mapUsajobsAnnouncement(item, target), laterAnnouncement), answer);
     },
   };
 }

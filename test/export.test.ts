@@ -225,7 +225,7 @@ describe('bulk export at volume', () => {
     key = await createKey(t, 'scale');
     await app.listen({ port: 0, host: '127.0.0.1' });
     port = (app.server.address() as AddressInfo).port;
-  }, 180_000);
+  }, 600_000);
   afterAll(async () => {
     await app.close();
     await t.drop();
@@ -292,7 +292,7 @@ describe('bulk export at volume', () => {
     expect(growth.retainedMB).toBeLessThan(64);
     // The resident set grows by the garbage collector's working room, not with the rows written.
     expect(growth.rssMB).toBeLessThan(growth.outputMB * 0.75);
-  }, 120_000);
+  }, 600_000);
 
   it('respects backpressure: while the client does not read, the server stops producing', async () => {
     let paused: http.IncomingMessage | undefined;
@@ -329,5 +329,5 @@ describe('bulk export at volume', () => {
       await done;
     }
     expect(bytes).toBeGreaterThan(200 * 1024 * 1024);
-  }, 120_000);
+  }, 600_000);
 });

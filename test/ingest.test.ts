@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CrawlTargetRow } from '../src/store/schema.ts';
-import { outcomes, replayPipeline, type ReplayPipeline } from './helpers/corpus.ts';
+import { createFetcher, type FetchErrorKind } from '../src/ingest/fetcher.ts';
+import { outcomes, replayPipeline, testFetchConfig, type ReplayPipeline } from './helpers/corpus.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 import { ashbyPayload } from './helpers/postings.ts';
 
@@ -26,7 +27,7 @@ describe('ingestion', () => {
 
   beforeAll(async () => {
     t = await createTestDatabase();
-    pipeline = await replayPipeline(t.db, { timeoutMs: 1_500, retries: 1, backoffMs: 10 });
+    pipeline = await replayPipeline(t.db, { retries: 1, backoffMs: 10 });
     // Three Ashby boards with postings and one USAJOBS file keep this file fast.
     const ashby = pipeline.targets.filter((x) => x.provider_id === 'ashby');
     boards = [...ashby.slice(0, 3), pipeline.targets.find((x) => x.provider_id === 'usajobs')!];
@@ -97,7 +98,7 @@ describe('ingestion', () => {
       pipeline.deps.absence = undefined;
     });
 
-    const failures: Array<[string, Parameters<ReplayPipeline['replay']['override']>[1], string]> = [
+    const failures: Array<[string, Parameters<ReplayPipeline['replay']['override']>[1], FetchErrorKind | 'malformed']> = [
       ['a 500', { status: 500, body: '{"error":"internal"}', headers: { 'content-type': 'application/json' } }, 'http_status'],
       ['a timeout', { status: 200, body: '{"jobs":[]}', delayMs: 4_000 }, 'timeout'],
       ['an HTML page', { status: 200, body: '<!doctype html><html><body><h1>We are down for maintenance</h1></body></html>', headers: { 'content-type': 'text/html' } }, 'malformed'],
@@ -110,12 +111,18 @@ describe('ingestion', () => {
         await t.db.updateTable('crawl_targets').set({ etag: null, last_modified: null }).execute();
         const before = await snapshot(t);
         pipeline.replay.override(path, response);
+        const fetcher = pipeline.deps.fetcher;
+        // The timeout case gets a fetcher with a time limit shorter than the answer's delay.
+        const impatient = kind === 'timeout' ? createFetcher(testFetchConfig({ timeoutMs: 1_500, retries: 1, backoffMs: 10 })) : undefined;
+        if (impatient) pipeline.deps.fetcher = impatient;
         try {
           const [report] = await pipeline.crawl([board]);
           expect(report!.outcome).toBe('failed');
           if (report!.outcome === 'failed') expect(report!.errorKind).toBe(kind);
         } finally {
           pipeline.replay.override(path, null);
+          pipeline.deps.fetcher = fetcher;
+          await impatient?.close();
         }
         expect(await snapshot(t)).toEqual(before);
         const row = await t.db.selectFrom('jobs').select(['status', 'missed_crawls']).where('source_posting_id', '=', missingId).executeTakeFirstOrThrow();

@@ -82,7 +82,7 @@ describe('replaying real board states through the real connectors', () => {
 
   beforeAll(async () => {
     t = await createTestDatabase();
-    pipeline = await replayPipeline(t.db, { timeoutMs: 1_500, retries: 0 }, { absence: { crawls: 2, minSeconds: 0 }, probe: true });
+    pipeline = await replayPipeline(t.db, { retries: 0 }, { absence: { crawls: 2, minSeconds: 0 }, probe: true });
     const byId = (id: string) => pipeline.targets.find((x) => x.id === id)!;
     targets = { ramp: byId('ashby:ramp'), cursor: byId('ashby:cursor'), n8n: byId('ashby:n8n'), usajobs: byId(`usajobs:${USAJOBS_FILE}`) };
     app = await buildTestApp(t);

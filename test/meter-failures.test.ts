@@ -95,7 +95,7 @@ describe('budgets when their stores fail', () => {
         redis.disconnect();
         await stand.close();
       }
-    }, 30_000);
+    }, 300_000);
   }
 
   it('never fails open for records: a reservation PostgreSQL cannot make fails the request, serving nothing', async () => {
@@ -122,5 +122,5 @@ describe('budgets when their stores fail', () => {
       await holder.end();
       await app.close();
     }
-  }, 30_000);
+  }, 300_000);
 });

@@ -99,7 +99,7 @@ describe.skipIf(!redisUrl)('two API processes sharing Redis', () => {
       .execute();
     const env = { DATABASE_URL: t.url, REDIS_URL: redisUrl!, JOBLEDGER_REDIS_KEY_PREFIX: prefix };
     apis = await Promise.all([startApi(env), startApi(env)]);
-  }, 120_000);
+  }, 600_000);
   afterAll(async () => {
     await Promise.all(apis.map((a) => a.stop()));
     const redis = new Redis(redisUrl!);

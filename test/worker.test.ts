@@ -22,7 +22,7 @@ describe('the crawl worker', () => {
 
   beforeAll(async () => {
     t = await createTestDatabase({ maxConnections: 16 });
-    pipeline = await replayPipeline(t.db, { timeoutMs: 5_000, retries: 0 });
+    pipeline = await replayPipeline(t.db, { retries: 0 });
     targets = pipeline.targets.filter((x) => x.provider_id === 'ashby' && BOARDS.includes(x.board));
     expect(targets).toHaveLength(BOARDS.length);
     // Only these targets are enabled; every board answers slowly so crawls overlap in time.

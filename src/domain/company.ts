@@ -75,6 +75,11 @@ export interface CompanyFilter {
   includeDiscovered: boolean;
   /** Case-insensitive substring of the name, or an exact slug or domain. */
   q?: string;
+  /**
+   * ISO-3166 alpha-2 of a country-locked key (spec: Authentication item 9): the directory of that
+   * country's rows only (docs/architecture.md, "The employer directory under a country lock").
+   */
+  countryLock?: string;
 }
 
 export interface CompanyListRequest {
@@ -123,7 +128,7 @@ export function parseOffset(value: string | undefined): number {
  * overrides `offset`; unknown parameters are ignored.
  * @throws ApiError 422 `bad_offset`, `bad_source_type` or `bad_boolean`.
  */
-export function parseCompanyQuery(query: RawQuery, ctx: { maxLimit: number; keyless: boolean }): CompanyListRequest {
+export function parseCompanyQuery(query: RawQuery, ctx: { maxLimit: number; keyless: boolean; countryLock?: string }): CompanyListRequest {
   const filter: CompanyFilter = { includeDiscovered: parseBoolean('include_discovered', query.include_discovered, false) };
   const country = commaList(query.country);
   if (country) filter.country = country.map((c) => c.toUpperCase());
@@ -134,6 +139,7 @@ export function parseCompanyQuery(query: RawQuery, ctx: { maxLimit: number; keyl
   if (query.has_website !== undefined && query.has_website.trim() !== '') filter.hasWebsite = parseBoolean('has_website', query.has_website, false);
   const q = query.q?.trim();
   if (q) filter.q = q;
+  if (ctx.countryLock) filter.countryLock = ctx.countryLock;
   const offset = parseOffset(query.offset);
   const limit = Math.min(parseLimit(query.limit, Number.MAX_SAFE_INTEGER), ctx.maxLimit);
   const cursor = query.cursor?.trim() || undefined;

@@ -14,6 +14,12 @@
  * A company is listed when `open_roles > 0`, or with `include_discovered` also when
  * `own_site_roles > 0`. Ordering: `GREATEST(open_roles, own_site_roles) DESC, name, slug` — total,
  * because slugs are unique.
+ *
+ * Under a country lock (spec: Authentication item 9) every count above is taken over the rows in the
+ * locked country only, so the directory lists the employers with rows there, `open_roles` reconciles
+ * with the locked key's `/v1/jobs?company=<slug>`, and a company with no rows there is not found. The
+ * `country` filter then asks for rows in those countries: a list holding the lock changes nothing,
+ * any other list returns nothing ("a request for another country returns nothing").
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Company, CompanyFilter } from '../domain/company.ts';
@@ -48,8 +54,11 @@ export interface CompanyPosition {
   slug: string;
 }
 
-/** Per-company counts over live rows; `only` restricts the scan to one company. */
-function statsSql(only?: RawBuilder<unknown>): RawBuilder<unknown> {
+/**
+ * Per-company counts over live rows; `only` restricts the scan to one company, `countryLock` to the
+ * rows of one country.
+ */
+function statsSql(only?: RawBuilder<unknown>, countryLock?: string): RawBuilder<unknown> {
   return sql`
     SELECT j.company_id,
       count(*) FILTER (WHERE j.served)::int AS open_roles,
@@ -62,7 +71,7 @@ function statsSql(only?: RawBuilder<unknown>): RawBuilder<unknown> {
         WHERE (p.discovery_only OR NOT p.redistributable) AND j.posting_url IS NOT NULL))[1] AS seen_hiring_at
     FROM jobs j
     JOIN providers p ON p.id = j.provider_id
-    WHERE j.status = 'live' ${only ? sql`AND j.company_id = ${only}` : sql``}
+    WHERE j.status = 'live' ${only ? sql`AND j.company_id = ${only}` : sql``} ${countryLock ? sql`AND j.country = ${countryLock}` : sql``}
     GROUP BY j.company_id`;
 }
 
@@ -89,7 +98,10 @@ function directorySql(stats: RawBuilder<unknown>, where: RawBuilder<unknown>): R
 
 function filterSql(filter: CompanyFilter): RawBuilder<unknown>[] {
   const where: RawBuilder<unknown>[] = [filter.includeDiscovered ? sql`(d.open_roles > 0 OR d.own_site_roles > 0)` : sql`d.open_roles > 0`];
-  if (filter.country) where.push(sql`d.country = ANY(${filter.country}::text[])`);
+  if (filter.countryLock) {
+    // Counts are already over the lock's rows; a country filter without the lock asks for nothing.
+    if (filter.country && !filter.country.includes(filter.countryLock)) where.push(sql`false`);
+  } else if (filter.country) where.push(sql`d.country = ANY(${filter.country}::text[])`);
   if (filter.orgType) where.push(sql`lower(d.org_type) = ANY(${filter.orgType}::text[])`);
   if (filter.sourceType) where.push(sql`d.source_types && ${filter.sourceType}::text[]`);
   if (filter.hasWebsite === true) where.push(sql`(d.website IS NOT NULL AND d.website_verified_at IS NOT NULL)`);
@@ -119,7 +131,7 @@ export async function listCompanies(
     const a = page.after;
     where.push(sql`(d.rank < ${a.rank} OR (d.rank = ${a.rank} AND (d.name, d.slug) > (${a.name}::text, ${a.slug}::text)))`);
   }
-  const query = sql<CompanyDirectoryRow>`${directorySql(statsSql(), and(where))}
+  const query = sql<CompanyDirectoryRow>`${directorySql(statsSql(undefined, filter.countryLock), and(where))}
     ORDER BY d.rank DESC, d.name, d.slug
     LIMIT ${page.limit + 1} OFFSET ${page.after ? 0 : page.offset}`;
   const rows = (await query.execute(db)).rows;
@@ -127,11 +139,16 @@ export async function listCompanies(
   return { rows: hasMore ? rows.slice(0, page.limit) : rows, hasMore };
 }
 
-/** The company that currently holds `slug` (any company row, listed or not). */
-export async function findCompany(db: Kysely<DB>, slug: string): Promise<CompanyDirectoryRow | undefined> {
+/**
+ * The company that currently holds `slug` (any company row, listed or not). With `countryLock`, its
+ * counts over that country's rows, and only when it has live rows there (open or on its own site):
+ * else undefined, as for an unknown slug.
+ */
+export async function findCompany(db: Kysely<DB>, slug: string, options: { countryLock?: string } = {}): Promise<CompanyDirectoryRow | undefined> {
   const key = slug.trim().toLowerCase();
   const id = sql`(SELECT id FROM companies WHERE slug = ${key})`;
-  const query = sql<CompanyDirectoryRow>`${directorySql(statsSql(id), sql`d.id = ${id}`)}`;
+  const where = options.countryLock ? sql`d.id = ${id} AND (d.open_roles > 0 OR d.own_site_roles > 0)` : sql`d.id = ${id}`;
+  const query = sql<CompanyDirectoryRow>`${directorySql(statsSql(id, options.countryLock), where)}`;
   return (await query.execute(db)).rows[0];
 }
 

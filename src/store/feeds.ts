@@ -41,35 +41,70 @@ export interface ChangeFeedRow {
  * later change of the same job exists (it is folded into that one, which is after `after` too and is
  * delivered in its place), so each item's row is the job's current state and a `created`/`updated`
  * item always carries a row that is served now.
+ *
+ * With `countryLock` (spec: Authentication item 9) the feed is the one of that country's rows: the
+ * events whose row was in the country after the change (`country`) or before it (`previous_country`,
+ * migration 008), folded among themselves. A `created`/`updated` item whose row is not in the country
+ * now (it moved away) is delivered as `withdrawn`, without the row: the client must stop serving it,
+ * and the row itself belongs to another country. Each locked page reads two ordered index ranges
+ * (`change_events_country_feed_idx`, `change_events_previous_country_feed_idx`), merged.
  */
-export async function readChanges(db: Kysely<DB>, after: FeedPosition, limit: number, options: { includeDescription?: boolean } = {}): Promise<ChangeFeedRow[]> {
+export async function readChanges(
+  db: Kysely<DB>,
+  after: FeedPosition,
+  limit: number,
+  options: { includeDescription?: boolean; countryLock?: string } = {},
+): Promise<ChangeFeedRow[]> {
+  const lock = options.countryLock;
+  // The events of the page: (stamp, job id, kind), in feed order.
+  const events = (column: 'e.country' | 'e.previous_country' | null) => {
+    let query = db
+      .selectFrom('change_events as e')
+      .select(['e.published_at', 'e.job_id', 'e.change'])
+      .where((eb) => eb(eb.refTuple('e.published_at', 'e.job_id'), '>', eb.tuple(sql<Date>`${after.at}::timestamptz`, sql<string>`${after.id}::uuid`)))
+      // Implied by the row comparison; stated so the planner estimates the range from the stamp's
+      // histogram (a row comparison gets a fixed guess) and walks the country's index range.
+      .where('e.published_at', '>=', sql<Date>`${after.at}::timestamptz`)
+      .where(({ not, exists, selectFrom }) => {
+        let later = selectFrom('change_events as later')
+          .select(sql<number>`1`.as('one'))
+          .whereRef('later.job_id', '=', 'e.job_id')
+          .whereRef('later.published_at', '>', 'e.published_at');
+        // A locked feed folds only into later events of its own country.
+        if (lock) later = later.where((eb) => eb.or([eb('later.country', '=', lock), eb('later.previous_country', '=', lock)]));
+        return not(exists(later));
+      });
+    if (column && lock) query = query.where(column, '=', lock);
+    return query.orderBy('e.published_at').orderBy('e.job_id').limit(limit);
+  };
+  // previous_country is kept only when it differs from country, so the two branches never share an event.
+  const page = lock ? sql<EventKey>`((${events('e.country')}) UNION ALL (${events('e.previous_country')}))` : sql<EventKey>`(${events(null)})`;
   const rows = (await db
-    .selectFrom('change_events as e')
+    .selectFrom(page.as('e'))
     .innerJoin('jobs as j', 'j.id', 'e.job_id')
     .innerJoin('companies as c', 'c.id', 'j.company_id')
     .select(['e.change', 'e.job_id', stampText('e.published_at').as('changed_at')])
     .select(options.includeDescription ? JOB_COLUMNS : COLUMNS_WITHOUT_DESCRIPTION)
     .select(['c.slug as company_slug', 'c.logo_url as company_logo', sql<string>`j.sort_key::text`.as('sort_key_text')])
-    .where((eb) => eb(eb.refTuple('e.published_at', 'e.job_id'), '>', eb.tuple(sql<Date>`${after.at}::timestamptz`, sql<string>`${after.id}::uuid`)))
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom('change_events as later')
-            .select(sql<number>`1`.as('one'))
-            .whereRef('later.job_id', '=', 'e.job_id')
-            .whereRef('later.published_at', '>', 'e.published_at'),
-        ),
-      ),
-    )
     .orderBy('e.published_at')
     .orderBy('e.job_id')
     .limit(limit)
     .execute()) as unknown as Array<JobViewRow & { change: ChangeKind; job_id: string; changed_at: string }>;
   return rows.map((row) => {
+    const upsert = row.change === 'created' || row.change === 'updated';
+    // Moved out of the locked country: the client drops it; it never sees another country's row.
+    if (upsert && lock && row.country !== lock) return { change: 'withdrawn', jobId: row.job_id, changedAt: row.changed_at };
     const item: ChangeFeedRow = { change: row.change, jobId: row.job_id, changedAt: row.changed_at };
-    if (row.change === 'created' || row.change === 'updated') item.job = { ...row, description_html: row.description_html ?? null };
+    if (upsert) item.job = { ...row, description_html: row.description_html ?? null };
     return item;
   });
+}
+
+/** The key and kind of one event, as the page subquery returns them. */
+interface EventKey {
+  published_at: Date;
+  job_id: string;
+  change: ChangeKind;
 }
 
 /** One item of the closure feed. */
@@ -80,10 +115,15 @@ export interface ExpiredFeedRow {
   closedReason: ClosedReason;
 }
 
-/** The next `limit` closed rows after `after`, in (closed_at, id) order; each row once. */
-export async function readExpired(db: Kysely<DB>, after: FeedPosition, limit: number): Promise<ExpiredFeedRow[]> {
-  const rows = await db
-    .selectFrom('jobs as j')
+/**
+ * The next `limit` closed rows after `after`, in (closed_at, id) order; each row once. With
+ * `countryLock`, only closed rows in that country (a row that moved away before it closed was already
+ * announced to that country's clients as `withdrawn` by the change feed).
+ */
+export async function readExpired(db: Kysely<DB>, after: FeedPosition, limit: number, options: { countryLock?: string } = {}): Promise<ExpiredFeedRow[]> {
+  let query = db.selectFrom('jobs as j');
+  if (options.countryLock) query = query.where('j.country', '=', options.countryLock);
+  const rows = await query
     .select(['j.id', stampText('j.closed_at').as('closed_at'), 'j.closed_reason'])
     .where('j.status', '=', 'closed')
     .where('j.withheld_kind', 'is', null)

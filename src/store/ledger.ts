@@ -134,7 +134,12 @@ function companyKey(job: NormalizedJob): string {
 
 const INSERT_CHUNK = 500;
 
-type ChangeRow = { job_id: string; change: ChangeKind };
+/**
+ * One event to record. `previous_country` is the row's country before this transaction's write, for a
+ * row that existed; the `change_events_country` trigger (migration 008) sets `country` from the row
+ * and keeps `previous_country` only when the two differ (a country-locked feed needs both).
+ */
+type ChangeRow = { job_id: string; change: ChangeKind; previous_country?: string | null };
 
 /**
  * Resolve (create if needed) the employer of every posting, each in its own short transaction: a
@@ -178,7 +183,7 @@ export async function writeCrawl(trx: Transaction<DB>, input: ApplyCrawlInput, c
   // Every row this crawl may write, locked in id order (see the module note).
   const lockedRows = await trx
     .selectFrom('jobs')
-    .select(['id', 'source_posting_id', 'target_id', 'status', 'closed_reason', 'withheld_kind', 'served', 'content_hash', 'missed_crawls', 'last_verified_at'])
+    .select(['id', 'source_posting_id', 'target_id', 'status', 'closed_reason', 'withheld_kind', 'served', 'content_hash', 'missed_crawls', 'last_verified_at', 'country'])
     .where('provider_id', '=', providerId)
     .where((eb) => {
       const inPayload = eb('source_posting_id', '=', eb.fn.any(eb.val(ids)));
@@ -243,13 +248,13 @@ export async function writeCrawl(trx: Transaction<DB>, input: ApplyCrawlInput, c
         updates.push({ id: row!.id, content, status: 'live' });
         counts.updated++;
         if (transition.event === 'withdrawn') counts.withdrawn++;
-        if (transition.event) events.push({ job_id: row!.id, change: transition.event });
+        if (transition.event) events.push({ job_id: row!.id, change: transition.event, previous_country: row!.country });
         break;
       }
       case 'close_expired': {
         closes.push({ id: row!.id, content, status: 'closed', closedReason: 'expired_upstream', upstreamExpiredAt: closesAt ?? now });
         counts.closed++;
-        if (transition.event) events.push({ job_id: row!.id, change: transition.event });
+        if (transition.event) events.push({ job_id: row!.id, change: transition.event, previous_country: row!.country });
         break;
       }
       case 'stay_closed':

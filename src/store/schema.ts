@@ -136,6 +136,13 @@ export interface ChangeEventsTable {
   recorded_at: Generated<Date>;
   /** The feed stamp; always set by the `change_events_stamp` trigger (migration 004), whatever is inserted. */
   published_at: ColumnType<Date, Date | string | undefined, never>;
+  /**
+   * ISO-3166 alpha-2 of the row when the event was recorded (after the change); always set by the
+   * `change_events_country` trigger from the row (migration 008), whatever is inserted.
+   */
+  country: ColumnType<string | null, string | null | undefined, never>;
+  /** The row's country before the change, only when the change moved it to another country (migration 008). */
+  previous_country: ColumnType<string | null, string | null | undefined, never>;
 }
 
 /** The single-row commit-ordered clock of the feeds (migration 004). */

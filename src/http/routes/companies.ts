@@ -112,7 +112,12 @@ export function keyedCompanyRoutes(ctx: AppContext) {
         },
       },
       async (request): Promise<CompanyPage> => {
-        const parsed = parseCompanyQuery(request.query as RawQuery, { maxLimit: request.apiKey!.plan.max_page_size, keyless: false });
+        // A country-locked key sees the directory of its country's rows (spec: Authentication item 9).
+        const parsed = parseCompanyQuery(request.query as RawQuery, {
+          maxLimit: request.apiKey!.plan.max_page_size,
+          keyless: false,
+          countryLock: request.apiKey!.key.country_lock ?? undefined,
+        });
         const fingerprint = queryFingerprint({ endpoint: '/v1/companies', filter: parsed.filter });
         const position = parsed.cursor ? decodePosition(ctx.cursorSecret, fingerprint, parsed.cursor) : undefined;
         const offset = position ? position.offset : parsed.offset;
@@ -143,11 +148,13 @@ export function keyedCompanyRoutes(ctx: AppContext) {
       async (request, reply) => {
         // A company row costs one record (spec: Metering rules 2); a redirect or a miss costs none.
         await request.recordMeter.reserve(1);
-        const row = await findCompany(ctx.db, request.params.slug);
+        // A country-locked key finds only employers with rows in its country, by any slug.
+        const countryLock = request.apiKey!.key.country_lock ?? undefined;
+        const row = await findCompany(ctx.db, request.params.slug, { countryLock });
         await request.recordMeter.settle(row ? 1 : 0);
         if (!row) {
           const current = await currentSlugFor(ctx.db, request.params.slug);
-          if (current) return moved(reply, '/v1', current);
+          if (current && (!countryLock || (await findCompany(ctx.db, current, { countryLock })))) return moved(reply, '/v1', current);
           throw notFound(request.params.slug, false);
         }
         return { data: toCompany(row) };

@@ -62,6 +62,8 @@ export function exportRoutes(ctx: AppContext) {
           providers: await ctx.providerIds(),
           maxLimit: Number.MAX_SAFE_INTEGER,
           keyless: false,
+          // A country-locked key exports its country only (spec: Authentication item 9).
+          countryLock: request.apiKey!.key.country_lock ?? undefined,
         });
         // The first batch is reserved before the 200 starts, so a spent allowance is a plain 402.
         const firstGrant = await request.recordMeter.reserve(EXPORT_BATCH_SIZE);

@@ -93,7 +93,8 @@ export function syncRoutes(ctx: AppContext) {
         const position = parseSince(query.since, '/v1/changes');
         const limit = parseLimit(query.limit, CHANGES_MAX_LIMIT, CHANGES_DEFAULT_LIMIT);
         const granted = await request.recordMeter.reserve(limit);
-        const items = await readChanges(ctx.db, position, granted);
+        // A country-locked key reads its country's feed (spec: Authentication item 9; docs/sync.md).
+        const items = await readChanges(ctx.db, position, granted, { countryLock: request.apiKey!.key.country_lock ?? undefined });
         // One record per job row returned (spec: Metering rules); id-only items cost nothing.
         await request.recordMeter.settle(items.filter((i) => i.job).length);
         const last = items[items.length - 1];
@@ -126,7 +127,7 @@ export function syncRoutes(ctx: AppContext) {
         const position = parseSince(query.since, '/v1/jobs/expired');
         const limit = parseLimit(query.limit, EXPIRED_MAX_LIMIT, EXPIRED_DEFAULT_LIMIT);
         const granted = await request.recordMeter.reserve(limit);
-        const items = await readExpired(ctx.db, position, granted);
+        const items = await readExpired(ctx.db, position, granted, { countryLock: request.apiKey!.key.country_lock ?? undefined });
         await request.recordMeter.settle(items.length);
         const last = items[items.length - 1];
         return {
@@ -152,7 +153,12 @@ export function syncRoutes(ctx: AppContext) {
       async (request): Promise<JobPage> => {
         const query = request.query as RawQuery;
         const plan = request.apiKey!.plan;
-        const listing = parseListingQuery(query, { providers: await ctx.providerIds(), maxLimit: plan.max_page_size, keyless: false });
+        const listing = parseListingQuery(query, {
+          providers: await ctx.providerIds(),
+          maxLimit: plan.max_page_size,
+          keyless: false,
+          countryLock: request.apiKey!.key.country_lock ?? undefined,
+        });
         const closed = parseClosedQuery(query);
         const fingerprint = queryFingerprint({ endpoint: '/v1/jobs/closed', filter: listing.filter, closed });
         let after;

@@ -37,7 +37,7 @@ describe('the jobledger command', () => {
   });
 
   it('explains every command with --help', async () => {
-    for (const args of [[], ['serve'], ['ingest'], ['migrate'], ['config'], ['keys'], ['keys', 'create'], ['keys', 'list'], ['targets'], ['targets', 'add'], ['targets', 'list'], ['worker'], ['optout'], ['optout', 'add'], ['optout', 'list'], ['optout', 'revoke']]) {
+    for (const args of [[], ['serve'], ['ingest'], ['migrate'], ['config'], ['keys'], ['keys', 'create'], ['keys', 'list'], ['targets'], ['targets', 'add'], ['targets', 'list'], ['worker'], ['optout'], ['optout', 'add'], ['optout', 'list'], ['optout', 'revoke'], ['bench-seed']]) {
       const { stdout } = await jobledger([...args, '--help']);
       expect(stdout, args.join(' ')).toContain('Usage: jobledger');
     }

@@ -36,6 +36,8 @@ export class RecordAllowance {
   #used = 0;
   #outstanding = 0;
   #exhausted = false;
+  /** Whether #used holds the meter's value as of this request (read, reserved or settled). */
+  #known = false;
 
   /**
    * @param limit records per month, or null for an unmetered (country-locked) key
@@ -52,6 +54,15 @@ export class RecordAllowance {
   /** Read the month's usage so far (for the headers of requests that reserve nothing). */
   async load(): Promise<void> {
     this.#used = await recordsUsed(this.#db, this.#keyId, this.#period);
+    this.#known = true;
+  }
+
+  /**
+   * Make {@link state} current: read the usage unless a reservation or settlement of this request
+   * already returned it (a listing page then costs no separate read of the meter).
+   */
+  async ensureLoaded(): Promise<void> {
+    if (!this.#known) await this.load();
   }
 
   /**
@@ -63,6 +74,7 @@ export class RecordAllowance {
     if (!(wanted > 0)) return 0;
     const { granted, used } = await reserveRecords(this.#db, this.#keyId, this.#period, Math.floor(wanted), this.#limit);
     this.#used = used;
+    this.#known = true;
     if (granted === 0) {
       this.#exhausted = true;
       throw new ApiError(
@@ -78,7 +90,10 @@ export class RecordAllowance {
   async settle(served: number): Promise<void> {
     const unused = this.#outstanding - Math.max(0, Math.min(Math.floor(served), this.#outstanding));
     this.#outstanding = 0;
-    if (unused > 0) this.#used = await releaseRecords(this.#db, this.#keyId, this.#period, unused);
+    if (unused > 0) {
+      this.#used = await releaseRecords(this.#db, this.#keyId, this.#period, unused);
+      this.#known = true;
+    }
   }
 
   /** Give back every reservation not settled yet (the request failed or was cut off): it charges nothing. */

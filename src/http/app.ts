@@ -52,6 +52,12 @@ export interface AppOptions {
   keylessBurst?: number;
   /** Report snapshot settings (FX rates, refresh interval); defaults to the bundled rates and 900 s. */
   reports?: ReportSettings;
+  /**
+   * Request limits, record meter and budget headers on /v1 (default true). Only the benchmark turns
+   * them off, to measure what metering costs per request (bench/README.md); no setting exposes it,
+   * and without it /v1/me cannot answer.
+   */
+  keyedLimits?: boolean;
 }
 
 /** One registered route: method and URL pattern (`:param` syntax). */
@@ -180,7 +186,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     async (v1) => {
       v1.addHook('onRequest', requireApiKey(ctx));
       // Request limits, record meter and budget headers for every /v1 endpoint (after authentication).
-      installKeyedAccess(v1, { db: options.db, requests: requestLimiter, clock });
+      if (options.keyedLimits !== false) installKeyedAccess(v1, { db: options.db, requests: requestLimiter, clock });
       await v1.register(keyedJobRoutes(ctx));
       await v1.register(meRoutes(clock));
       await v1.register(keyedCompanyRoutes(ctx));

@@ -2,6 +2,7 @@
  * The `jobledger` command line. Every command has `--help`; settings come from the environment
  * (`jobledger config` lists them with their defaults).
  */
+import { SingleBar, Presets } from 'cli-progress';
 import { Command, InvalidArgumentError } from 'commander';
 import { SETTINGS, ConfigError } from '../config/config.ts';
 import { CONNECTOR_IDS, type ConnectorId } from '../domain/crawl-target.ts';
@@ -9,6 +10,7 @@ import { createApiKey, KeyInputError, listApiKeys, renameApiKey, revokeApiKey, r
 import { clearValidators, listTargets, upsertTarget } from '../store/crawl-targets.ts';
 import { addOptout, listOptouts, OptoutInputError, revokeOptout } from '../store/optouts.ts';
 import { seedBundledTargets } from '../ingest/bundled-feeds.ts';
+import { BENCH_POSTING_PREFIX, seedBenchLedger } from '../bench/seed.ts';
 import { createFetcher } from '../ingest/fetcher.ts';
 import { verifyWebsites } from '../ingest/website-verifier.ts';
 import { startDemoSources } from './demo.ts';
@@ -36,6 +38,12 @@ function provider(value: string): ConnectorId {
 function positiveInteger(value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value.trim()) || n < 1) throw new InvalidArgumentError('expected a positive integer');
+  return n;
+}
+
+function share(value: string): number {
+  const n = Number(value);
+  if (!/^\d*\.?\d+$/.test(value.trim()) || n > 1) throw new InvalidArgumentError('expected a share between 0 and 1, e.g. 0.2');
   return n;
 }
 
@@ -107,6 +115,41 @@ program
         if (summary.failed > 0) process.exitCode = 1;
       }
       await closeReplay?.();
+    } finally {
+      await rt.database.close();
+    }
+  });
+
+program
+  .command('bench-seed')
+  .description('Generate a benchmark ledger: N rows whose distributions follow the imported real corpus (imported first when missing), deterministic by seed (bench/README.md). Writes into DATABASE_URL (or the embedded ledger); meant for a database of its own.')
+  .option('--rows <n>', 'rows to generate', positiveInteger, 1_000_000)
+  .option('--seed <n>', 'seed: the same seed and anchor give the same rows', positiveInteger, 1)
+  .option('--anchor <date>', 'end of the year of posting dates (YYYY-MM-DD or RFC 3339; default: start of today, UTC)', futureDate)
+  .option('--closed-share <share>', 'share of closed rows, 0..1', share, 0.22)
+  .option('--withheld-share <share>', 'share of withheld (live, not served) rows, 0..1', share, 0.01)
+  .option('--database-url <url>', 'PostgreSQL to seed (default: DATABASE_URL, else the embedded ledger)')
+  .action(async (options: { rows: number; seed: number; anchor?: Date; closedShare: number; withheldShare: number; databaseUrl?: string }) => {
+    if (options.databaseUrl) process.env.DATABASE_URL = options.databaseUrl;
+    const rt = await openRuntime({ applicationName: 'jobledger-bench-seed', statementTimeoutMs: 0 });
+    try {
+      const db = rt.database.db;
+      const corpus = await db.selectFrom('jobs').select((eb) => eb.fn.countAll<string>().as('n')).where('source_posting_id', 'not like', `${BENCH_POSTING_PREFIX}%`).executeTakeFirstOrThrow();
+      if (Number(corpus.n) === 0) {
+        rt.log.info('importing the bundled real feeds to sample their distributions');
+        const demo = await startDemoSources(rt.config.fetch);
+        try {
+          const targets = await seedBundledTargets(db);
+          await runImport(db, rt.log, targets, { fetch: demo.fetch, baseUrls: demo.replay.baseUrls, pageUrl: demo.replay.pageUrl }, { absence: rt.config.absence, probeLimit: 0 });
+        } finally {
+          await demo.replay.close();
+        }
+      }
+      const bar = new SingleBar({ format: 'seeding {bar} {value}/{total} rows | {eta_formatted} left', hideCursor: true, stream: process.stderr, noTTYOutput: true, notTTYSchedule: 10_000 }, Presets.shades_classic);
+      bar.start(options.rows, 0);
+      const result = await seedBenchLedger(db, { ...options, onProgress: (done) => bar.update(done) });
+      bar.stop();
+      process.stdout.write(`${result.rows} rows generated in ${result.seconds} s from ${result.templates.served} served, ${result.templates.closed} closed and ${result.templates.withheld} withheld templates\n`);
     } finally {
       await rt.database.close();
     }

@@ -2,7 +2,7 @@
  * The API key repository (spec: Authentication and API key state). Secrets never reach this module's
  * tables: only `key_prefix` (non-secret) and the SHA-256 `secret_hash`.
  */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { keyMatches, keyPrefixOf, newKeyMaterial } from '../access/api-keys.ts';
 import type { ApiKeyRow, DB, PlanRow } from './schema.ts';
 
@@ -81,13 +81,22 @@ export interface AuthenticatedKey {
  */
 export async function authenticateKey(db: Kysely<DB>, presented: string, now: Date = new Date()): Promise<AuthenticatedKey | undefined> {
   const prefix = keyPrefixOf(presented);
-  const key = prefix ? await db.selectFrom('api_keys').selectAll().where('key_prefix', '=', prefix).executeTakeFirst() : undefined;
-  const matches = keyMatches(presented, key?.secret_hash);
-  if (!key || !matches) return undefined;
+  // Key and plan in one statement: every keyed request runs this, so it is one round trip, not two.
+  const row = prefix
+    ? await db
+        .selectFrom('api_keys as k')
+        .innerJoin('plans as p', 'p.id', 'k.plan_id')
+        .selectAll('k')
+        .select(sql<PlanRow>`to_jsonb(p)`.as('plan_row'))
+        .where('k.key_prefix', '=', prefix)
+        .executeTakeFirst()
+    : undefined;
+  const matches = keyMatches(presented, row?.secret_hash);
+  if (!row || !matches) return undefined;
+  const { plan_row: plan, ...key } = row;
   if (key.status !== 'active') return undefined;
   if (key.expires_at && key.expires_at.getTime() <= now.getTime()) return undefined;
-  const plan = await db.selectFrom('plans').selectAll().where('id', '=', key.plan_id).executeTakeFirst();
-  return plan ? { key, plan } : undefined;
+  return { key, plan };
 }
 
 export interface KeyListing {

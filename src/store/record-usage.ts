@@ -34,6 +34,20 @@ export async function reserveRecords(
       .executeTakeFirstOrThrow();
     return { granted: wanted, used: row.used };
   }
+  // The common case in one autocommitted statement: the whole reservation fits. The row lock is held
+  // for this statement and its commit only (the transaction below holds it over four round trips,
+  // which serializes a key's concurrent requests); PostgreSQL re-checks the condition on the latest
+  // row version, so concurrent reservations still never pass the limit together.
+  const fits = await db
+    .updateTable('record_usage')
+    .set({ used: sql<number>`used + ${wanted}`, updated_at: sql<Date>`now()` })
+    .where('api_key_id', '=', keyId)
+    .where('period_start', '=', periodStart)
+    .where(sql<boolean>`used + ${wanted} <= ${limit}`)
+    .returning('used')
+    .executeTakeFirst();
+  if (fits) return { granted: wanted, used: fits.used };
+  // No row yet this month, or fewer records left than wanted: grant what remains, under the row lock.
   return db.transaction().execute(async (trx) => {
     await trx
       .insertInto('record_usage')

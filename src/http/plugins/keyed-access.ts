@@ -86,7 +86,9 @@ export function installKeyedAccess(scope: FastifyInstance, options: KeyedAccessO
     if (!authenticated) return;
     const { key, plan } = authenticated;
     const records = new RecordAllowance(options.db, key.id, key.country_lock ? null : Number(plan.records_per_month), options.clock());
-    const [charge] = await Promise.all([options.requests.charge(key.id, plan), records.load()]);
+    // The record meter is read lazily (onSend): a request that reserves learns the usage from its
+    // reservation, so only requests that reserve nothing read it.
+    const charge = await options.requests.charge(key.id, plan);
     request.keyedAccess = { charge, records, countryLock: key.country_lock };
     if (!charge.allowed) throw rateLimited(charge);
     // A HEAD request runs the GET handler but receives no rows: it costs a request, no records.
@@ -98,6 +100,7 @@ export function installKeyedAccess(scope: FastifyInstance, options: KeyedAccessO
     if (!access) return payload;
     if (reply.statusCode >= 400) await releaseUnsettled(request);
     if (reply.statusCode === 402 && access.records.exhausted) access.charge = await options.requests.refund(access.charge);
+    await access.records.ensureLoaded();
     setBudgetHeaders(reply, access);
     return payload;
   });

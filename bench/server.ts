@@ -1,0 +1,83 @@
+/**
+ * The service under benchmark, as its own process (so its RSS can be sampled): the production app
+ * (`buildApp`) over the production pool settings (`loadConfig`: 10 connections, the API statement
+ * timeout), listening on loopback, without the crawl worker or the report refresher.
+ *
+ * Environment: DATABASE_URL (the bench database), PORT; BENCH_COUNTERS = memory | redis | postgres
+ * (where request counters live; redis needs REDIS_URL); BENCH_LIMITS = on | off (request limits and
+ * record meter on /v1, see AppOptions.keyedLimits); BENCH_CAPTURE = 1 records every SQL statement the
+ * pool sends, served by GET /__bench/capture (and reset by DELETE), so the harness can replay exactly
+ * what one request sent through pgbench. Prints `listening <port>` once ready.
+ */
+import pg from 'pg';
+import pino from 'pino';
+import { connectRedis, waitForRedis, type CounterStore } from '../src/access/counters.ts';
+import { loadConfig } from '../src/config/config.ts';
+import { buildApp } from '../src/http/app.ts';
+import { defaultReportSettings } from '../src/reports/snapshots.ts';
+import { connect } from '../src/store/database.ts';
+import { cursorSecret } from '../src/store/settings.ts';
+
+/** One statement as the pool sent it. */
+export interface CapturedStatement {
+  text: string;
+  values: unknown[];
+}
+
+const captured: CapturedStatement[] = [];
+if (process.env.BENCH_CAPTURE === '1') {
+  const original = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+  (pg.Client.prototype as unknown as { query: (...args: unknown[]) => unknown }).query = function (this: pg.Client, ...args: unknown[]) {
+    const first = args[0] as string | { text?: string; values?: unknown[] };
+    if (typeof first === 'string') captured.push({ text: first, values: Array.isArray(args[1]) ? (args[1] as unknown[]) : [] });
+    else if (first && typeof first.text === 'string') captured.push({ text: first.text, values: first.values ?? (Array.isArray(args[1]) ? (args[1] as unknown[]) : []) });
+    return original.apply(this, args);
+  };
+}
+
+const config = loadConfig();
+if (!config.databaseUrl) throw new Error('bench/server.ts needs DATABASE_URL');
+const log = pino({ level: process.env.LOG_LEVEL ?? 'warn' });
+const { db, pool } = connect(config.databaseUrl, { statementTimeoutMs: config.statementTimeoutMs, applicationName: 'jobledger-bench-api' });
+
+const kind = process.env.BENCH_COUNTERS ?? 'memory';
+let requestCounters: CounterStore;
+if (kind === 'redis') {
+  if (!config.redisUrl) throw new Error('BENCH_COUNTERS=redis needs REDIS_URL');
+  const redis = connectRedis(config.redisUrl, log);
+  if (!(await waitForRedis(redis))) throw new Error(`Redis at ${config.redisUrl} does not answer`);
+  requestCounters = { kind: 'redis', client: redis, keyPrefix: `jlbench:${process.pid}` };
+} else if (kind === 'postgres') {
+  requestCounters = { kind: 'postgres', pool };
+} else {
+  requestCounters = { kind: 'memory' };
+}
+
+const app = await buildApp({
+  db,
+  log,
+  docsUrl: config.docsUrl,
+  cursorSecret: await cursorSecret(db),
+  requestCounters,
+  // The keyless limiter runs (so its cost is measured) but never refuses the benchmark's one address.
+  keylessBurst: 1_000_000_000,
+  reports: defaultReportSettings(config.reportRefreshSeconds),
+  keyedLimits: process.env.BENCH_LIMITS !== 'off',
+});
+if (process.env.BENCH_CAPTURE === '1') {
+  app.get('/__bench/capture', async () => captured);
+  app.delete('/__bench/capture', async () => {
+    captured.length = 0;
+    return { ok: true };
+  });
+}
+await app.listen({ port: config.port, host: '127.0.0.1' });
+process.stdout.write(`listening ${config.port}\n`);
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    app
+      .close()
+      .then(() => db.destroy())
+      .finally(() => process.exit(0));
+  });
+}

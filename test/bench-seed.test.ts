@@ -59,6 +59,11 @@ describe('bench-seed', () => {
     const closed = await sql<{ n: number }>`SELECT count(*)::int AS n FROM jobs WHERE source_posting_id LIKE 'bench-42-%' AND status = 'closed'`.execute(a.db);
     expect(byChange.delisted).toBe(closed.rows[0]!.n);
     expect(byChange.updated).toBeGreaterThan(0);
+    // Each event carries its row's country, as the ledger's trigger would have set it (country-locked feeds read it).
+    const mismatched = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM change_events e JOIN jobs j ON j.id = e.job_id
+       WHERE j.source_posting_id LIKE 'bench-42-%' AND e.country IS DISTINCT FROM j.country`.execute(a.db);
+    expect(mismatched.rows[0]!.n).toBe(0);
     const clock = await sql<{ ok: boolean }>`
       SELECT (SELECT stamp FROM change_feed_clock) >= greatest((SELECT max(published_at) FROM change_events), (SELECT max(closed_at) FROM jobs)) AS ok`.execute(a.db);
     expect(clock.rows[0]!.ok).toBe(true);

@@ -26,10 +26,12 @@
  * target (no worker will ever close them as not_seen) and posting ids `bench-<seed>-<i>`.
  *
  * Every statement runs with `session_replication_role = replica` (transaction-local), so the feed-stamp
- * triggers keep the generated instants instead of stamping "now" (and foreign keys, which the
- * templates satisfy, are not re-checked row by row); the feed clock is then moved past the newest
- * generated instant, so later writes still stamp strictly later. That needs a superuser, which the
- * embedded ledger and a benchmark database have.
+ * triggers keep the generated instants instead of stamping "now", and foreign keys, which the
+ * templates satisfy, are not re-checked row by row. The event-country trigger of migration 008 does
+ * not fire either, so each event is given its row's country here (a generated row never moves
+ * country). The feed clock is then moved past the newest generated instant, so later writes still
+ * stamp strictly later. That needs a superuser, which the embedded ledger and a benchmark database
+ * have.
  */
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../store/schema.ts';
@@ -169,10 +171,10 @@ async function insertChunk(
                encode(sha256(convert_to(${String(p.seed)} || ':' || i || ':' || content_hash, 'UTF8')), 'hex'),
                0, base, changed_at
           FROM r
-        RETURNING id, first_seen_at, content_changed_at, closed_at
+        RETURNING id, country, first_seen_at, content_changed_at, closed_at
       )
-      INSERT INTO change_events (id, job_id, change, recorded_at, published_at)
-      SELECT md5(ins.id::text || e.change)::uuid, ins.id, e.change, e.at, e.at
+      INSERT INTO change_events (id, job_id, change, recorded_at, published_at, country)
+      SELECT md5(ins.id::text || e.change)::uuid, ins.id, e.change, e.at, e.at, ins.country
         FROM ins
         CROSS JOIN LATERAL (VALUES ('created', ins.first_seen_at), ('updated', ins.content_changed_at), ('delisted', ins.closed_at)) AS e(change, at)
        WHERE e.at IS NOT NULL AND (e.change <> 'updated' OR ins.content_changed_at > ins.first_seen_at)`.execute(trx);

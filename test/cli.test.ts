@@ -41,7 +41,9 @@ describe('the jobledger command', () => {
       const { stdout } = await jobledger([...args, '--help']);
       expect(stdout, args.join(' ')).toContain('Usage: jobledger');
     }
-  });
+    // Seventeen processes, each starting Node.js and importing the whole CLI: over a minute on two
+    // cores shared with the rest of the suite.
+  }, 180_000);
 
   it('lists every setting with its default', async () => {
     const { stdout } = await jobledger(['config']);

@@ -30,6 +30,7 @@ import { encodeCursor, queryFingerprint } from '../src/domain/cursor.ts';
 import { BENCH_POSTING_PREFIX } from '../src/bench/seed.ts';
 import { inlineParameters } from './sql-replay.ts';
 import type { CapturedStatement } from './server.ts';
+import { freePort } from '../test/helpers/ports.ts';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -84,18 +85,6 @@ function withDatabase(url: string, name: string): string {
   const parsed = new URL(url);
   parsed.pathname = `/${name}`;
   return parsed.toString();
-}
-
-async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 /** Start a child that prints `listening <port>` when ready. */

@@ -3,25 +3,15 @@
  */
 import { execFile } from 'node:child_process';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import { freePort } from './helpers/ports.ts';
 
 const run = promisify(execFile);
 const BIN = path.resolve(import.meta.dirname, '../bin/jobledger.js');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 function jobledger(args: string[], env: Record<string, string> = {}) {
   return run(process.execPath, [BIN, ...args], { env: { ...process.env, LOG_LEVEL: 'warn', CI: 'true', ...env }, timeout: 60_000 });

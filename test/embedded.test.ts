@@ -3,22 +3,12 @@
  * second one on the same data directory, and only the owner stops it.
  */
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/store/database.ts';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
+import { freePort } from './helpers/ports.ts';
 
 describe('the embedded PostgreSQL', () => {
   it('is shared by a second opener and stopped only by its owner', async () => {

@@ -8,7 +8,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -17,6 +16,7 @@ import type { TestProject } from 'vitest/node';
 import { connect, openDatabase, type Database } from '../src/store/database.ts';
 import { replayPipeline } from './helpers/corpus.ts';
 import { migrate } from '../src/store/migrate.ts';
+import { freePort } from './helpers/ports.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -27,17 +27,6 @@ declare module 'vitest' {
     /** Name of a migrated template holding the bundled real feeds, imported once per run. */
     pgCorpusTemplate: string;
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 function withDatabase(url: string, database: string): string {

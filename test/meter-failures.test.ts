@@ -14,16 +14,7 @@ import { connectRedis, REDIS_COMMAND_TIMEOUT_MS } from '../src/access/counters.t
 import { createApiKey } from '../src/store/api-keys.ts';
 import { bearer, buildTestApp, uniqueRedisPrefix } from './helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
+import { freePort } from './helpers/ports.ts';
 
 /** A loopback TCP server that accepts connections and never answers: a stuck Redis. */
 async function silentServer(): Promise<{ port: number; close: () => Promise<void> }> {

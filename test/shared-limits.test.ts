@@ -8,13 +8,13 @@
  * otherwise the test is skipped, saying so.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, type CreatedKey } from '../src/store/api-keys.ts';
 import { bearer, buildTestApp, uniqueRedisPrefix } from './helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import { freePort } from './helpers/ports.ts';
 
 const CLI = path.resolve(import.meta.dirname, '../src/main/cli.ts');
 const MACHINE_REDIS = 'redis://127.0.0.1:6379';
@@ -34,16 +34,6 @@ async function reachableRedis(): Promise<string | undefined> {
   } finally {
     client.disconnect();
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 interface ApiProcess {

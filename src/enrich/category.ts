@@ -23,8 +23,9 @@
  *    that calibrated confidence is published when it is at least CATEGORY_CONFIDENCE_THRESHOLD
  *    (0.6); otherwise `{ confidence: null }`.
  *
- * Measured on real titles (see scripts/measure-category.ts): precision and coverage against the
- * OPM-series gold families of the USAJOBS announcements, and a spot check on Ashby titles.
+ * Measured on real titles by `npm run eval:enrich` (scripts/eval-enrich.ts, results in
+ * docs/enrichment-quality.md): precision and coverage against the OPM-series gold families of the
+ * USAJOBS announcements and against hand labels on Ashby and NAV titles.
  */
 import { CATEGORY_CONFIDENCE_THRESHOLD, type CategoryFamily } from '../domain/vocabulary.ts';
 import { CALIBRATION_TABLE } from './category-calibration.ts';

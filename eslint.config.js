@@ -36,4 +36,14 @@ export default tseslint.config(
       'no-restricted-imports': ['error', { patterns: [{ group: ['../ingest/*', '../../ingest/*', '../main/*', '../../main/*'], message: 'http never imports ingest or main.' }] }],
     },
   },
+  {
+    // One contract per route: a handler gets its query parsed from the route's table (src/http/route.ts).
+    files: ['src/http/routes/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: "MemberExpression[property.name='query'][object.name='request']", message: 'Declare the parameter in the route\'s query table (src/http/schemas/) and read the parsed value serveRoute hands the handler.' },
+      ],
+    },
+  },
 );

@@ -10,7 +10,7 @@ import { ApiError, FIXED_MESSAGES } from '../../domain/errors.ts';
 import { REPORT_NAMES } from '../../reports/snapshots.ts';
 import type { AppContext } from '../context.ts';
 import { TIMEOUT_RETRY_AFTER_SECONDS } from '../errors.ts';
-import { errorResponses } from '../schemas.ts';
+import { errorResponses } from '../schemas/errors.ts';
 import { integrationBrief } from '../integration-brief.ts';
 
 /** A crawl target failing this many times in a row makes the service status `degraded`. */

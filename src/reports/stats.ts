@@ -6,7 +6,8 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../store/schema.ts';
-import { pct } from './populations.ts';
+import { CLOSED } from '../store/populations.ts';
+import { pct } from './share.ts';
 
 const DAY_MS = 86_400_000;
 const TOP = 10;
@@ -56,8 +57,8 @@ export async function computeStats(db: Kysely<DB>, now: Date): Promise<StatsSnap
         percentile_cont(0.5) WITHIN GROUP (ORDER BY j.salary_min_annual_eur) FILTER (WHERE j.served AND j.salary_min_annual_eur IS NOT NULL) AS median,
         count(*) FILTER (WHERE j.served AND j.first_seen_at >= ${day})::int AS new_24h,
         count(*) FILTER (WHERE j.served AND j.first_seen_at >= ${week})::int AS new_7d,
-        count(*) FILTER (WHERE j.status = 'closed' AND j.closed_at >= ${day})::int AS closed_24h,
-        count(*) FILTER (WHERE j.status = 'closed' AND j.closed_at >= ${week})::int AS closed_7d
+        count(*) FILTER (WHERE ${CLOSED} AND j.closed_at >= ${day})::int AS closed_24h,
+        count(*) FILTER (WHERE ${CLOSED} AND j.closed_at >= ${week})::int AS closed_7d
       FROM jobs j`.execute(db)
   ).rows[0]!;
   const categories = (

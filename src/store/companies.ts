@@ -106,3 +106,40 @@ async function freeSlug(trx: Transaction<DB>, base: string, key: string, ownId: 
   // Two identities whose suffixed slugs collide too: extremely unlikely; fall back to a longer hash.
   return `${base}-${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
 }
+
+/** A company whose website is due for a check. */
+export interface WebsiteCheckCandidate {
+  id: string;
+  slug: string;
+  name: string;
+  domain: string;
+}
+
+/**
+ * Companies with a domain whose website was never checked, or last checked before `checkedBefore`;
+ * least recently checked first (never-checked first of all), at most `limit`.
+ */
+export async function companiesDueForWebsiteCheck(db: Kysely<DB>, checkedBefore: Date, limit: number): Promise<WebsiteCheckCandidate[]> {
+  const rows = await db
+    .selectFrom('companies')
+    .select(['id', 'slug', 'name', 'domain'])
+    .where('domain', 'is not', null)
+    .where((eb) => eb.or([eb('website_checked_at', 'is', null), eb('website_checked_at', '<', checkedBefore)]))
+    .orderBy('website_checked_at', (ob) => ob.asc().nullsFirst())
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ ...r, domain: r.domain! }));
+}
+
+/**
+ * Record a website check of company `id` at `checkedAt`. `proof`: the proven website and the UTC date
+ * (`YYYY-MM-DD`) of the check; null clears an earlier proof; undefined keeps it.
+ */
+export async function recordWebsiteCheck(db: Kysely<DB>, id: string, checkedAt: Date, proof: { website: string; verifiedOn: string } | null | undefined): Promise<void> {
+  const set =
+    proof === undefined
+      ? { website_checked_at: checkedAt }
+      : { website: proof?.website ?? null, website_verified_at: proof?.verifiedOn ?? null, website_checked_at: checkedAt };
+  await db.updateTable('companies').set(set).where('id', '=', id).execute();
+}

@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import path from 'node:path';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { DB } from './schema.ts';
@@ -269,4 +269,12 @@ export async function openDatabase(options: DatabaseOptions, log: Logger): Promi
       }
     },
   };
+}
+
+/**
+ * One round trip to the database (readiness).
+ * @throws the driver's error when the database does not answer.
+ */
+export async function ping(db: Kysely<DB>): Promise<void> {
+  await sql`SELECT 1`.execute(db);
 }

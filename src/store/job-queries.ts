@@ -8,6 +8,7 @@ import { sql, type Expression, type ExpressionBuilder, type Kysely, type SelectQ
 import type { CursorPosition } from '../domain/cursor.ts';
 import { isDefaultScope, type JobFilter, type ServingScope } from '../domain/listing-filter.ts';
 import { NOT_STATED, RESERVED_SOURCE_TYPES, UNCATEGORISED } from '../domain/vocabulary.ts';
+import { CLOSED_SERVED } from './populations.ts';
 import type { DB, JobRow } from './schema.ts';
 
 /** A job row joined with its company's current slug and logo. */
@@ -407,9 +408,15 @@ export async function findJob(db: Kysely<DB>, idOrSlug: string, options: { inclu
     .where(UUID.test(key) ? 'j.id' : 'j.slug', '=', key)
     .where((eb) =>
       options.includeClosed
-        ? eb.or([eb('j.served', '=', true), eb.and([eb('j.status', '=', 'closed'), eb('j.withheld_kind', 'is', null), eb('j.poster_type', 'is', null)])])
+        ? eb.or([eb('j.served', '=', true), CLOSED_SERVED])
         : eb('j.served', '=', true),
     )
     .executeTakeFirst();
   return row as unknown as JobViewRow | undefined;
+}
+
+/** How many rows /v1/jobs serves by default (the `served` rows), for the start-up log. */
+export async function countServed(db: Kysely<DB>): Promise<number> {
+  const row = await db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('served', '=', true).executeTakeFirstOrThrow();
+  return Number(row.n);
 }

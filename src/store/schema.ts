@@ -273,3 +273,4 @@ export type CompanyRow = Selectable<CompaniesTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type PlanRow = Selectable<PlansTable>;
 export type CrawlTargetRow = Selectable<CrawlTargetsTable>;
+export type ProviderRow = Selectable<ProvidersTable>;

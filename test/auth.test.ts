@@ -3,8 +3,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey, listApiKeys } from '../src/store/api-keys.ts';
-import type { CreatedKey } from '../src/store/api-keys.ts';
+import { createApiKey, listApiKeys } from '../src/access/api-keys.ts';
+import type { CreatedKey } from '../src/access/api-keys.ts';
 import { buildTestApp, createKey, TEST_DOCS_URL } from './helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../src/domain/job.ts';
-import type { CreatedKey } from '../src/store/api-keys.ts';
+import type { CreatedKey } from '../src/access/api-keys.ts';
 import { upsertTarget } from '../src/store/crawl-targets.ts';
 import { resolveCompanies, writeCrawl, type LedgerPosting } from '../src/store/ledger.ts';
 import { bearer, buildTestApp, createUnlimitedKey } from './helpers/app.ts';

@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Company, CompanyPage } from '../src/domain/company.ts';
 import type { Job } from '../src/domain/job.ts';
-import type { CreatedKey } from '../src/store/api-keys.ts';
+import type { CreatedKey } from '../src/access/api-keys.ts';
 import { bearer, buildTestApp, createKey, TEST_DOCS_URL } from './helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 import { addDiscoveryProvider, posting, writeCrawl } from './helpers/postings.ts';

@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_STATUS } from '../src/domain/errors.ts';
 import { CATEGORY_FAMILIES, EMPLOYMENT_TYPES, REMOTE_VALUES, SENIORITY_LEVELS, SOURCE_TYPES, US_STATES } from '../src/domain/vocabulary.ts';
-import type { CreatedKey } from '../src/store/api-keys.ts';
+import type { CreatedKey } from '../src/access/api-keys.ts';
 import { bearer, buildTestApp, createUnlimitedKey } from './helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 

@@ -9,7 +9,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIXED_MESSAGES } from '../src/domain/errors.ts';
 import { loadConfig } from '../src/config/config.ts';
-import type { CreatedKey } from '../src/store/api-keys.ts';
+import type { CreatedKey } from '../src/access/api-keys.ts';
 import { bearer, buildTestApp, createKey, TEST_DOCS_URL } from './helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 

@@ -9,7 +9,7 @@ import { FIXTURES_DIR } from '../src/ingest/bundled-feeds.ts';
 import { createFetcher, type GuardedFetcher } from '../src/ingest/fetcher.ts';
 import { startReplayServer, type ReplayServer } from '../src/ingest/replay-server.ts';
 import { verifyWebsites } from '../src/ingest/website-verifier.ts';
-import type { CreatedKey } from '../src/store/api-keys.ts';
+import type { CreatedKey } from '../src/access/api-keys.ts';
 import { bearer, buildTestApp, createKey } from './helpers/app.ts';
 import { testFetchConfig } from './helpers/corpus.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';

@@ -6,7 +6,7 @@ import { SingleBar, Presets } from 'cli-progress';
 import { Command, InvalidArgumentError } from 'commander';
 import { SETTINGS, ConfigError } from '../config/config.ts';
 import { CONNECTOR_IDS, type ConnectorId } from '../domain/crawl-target.ts';
-import { createApiKey, KeyInputError, listApiKeys, renameApiKey, revokeApiKey, rotateApiKey } from '../store/api-keys.ts';
+import { createApiKey, KeyInputError, listApiKeys, renameApiKey, revokeApiKey, rotateApiKey } from '../access/api-keys.ts';
 import { clearValidators, listTargets, upsertTarget } from '../store/crawl-targets.ts';
 import { addOptout, listOptouts, OptoutInputError, revokeOptout } from '../store/optouts.ts';
 import { seedBundledTargets } from '../ingest/bundled-feeds.ts';

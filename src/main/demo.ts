@@ -6,7 +6,8 @@ import type { Kysely } from 'kysely';
 import type { FetchConfig } from '../config/config.ts';
 import { FIXTURES_DIR } from '../ingest/bundled-feeds.ts';
 import { startReplayServer, type ReplayServer } from '../ingest/replay-server.ts';
-import { createApiKey, type CreatedKey } from '../store/api-keys.ts';
+import { createApiKey, type CreatedKey } from '../access/api-keys.ts';
+import { findKeyIdByName } from '../store/api-keys.ts';
 import type { DB } from '../store/schema.ts';
 
 /** Name of the key the demo creates on its first run. */
@@ -25,7 +26,6 @@ export async function startDemoSources(fetch: FetchConfig): Promise<{ replay: Re
 
 /** Create the demo key on the first run only; later runs return undefined (the secret is never stored). */
 export async function ensureDemoKey(db: Kysely<DB>): Promise<CreatedKey | undefined> {
-  const existing = await db.selectFrom('api_keys').select('id').where('name', '=', DEMO_KEY_NAME).executeTakeFirst();
-  if (existing) return undefined;
+  if (await findKeyIdByName(db, DEMO_KEY_NAME)) return undefined;
   return createApiKey(db, { planId: DEMO_KEY_PLAN, name: DEMO_KEY_NAME });
 }

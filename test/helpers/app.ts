@@ -12,7 +12,7 @@ import { connectRedis, waitForRedis, type CounterStore } from '../../src/access/
 import type { Clock } from '../../src/access/periods.ts';
 import { buildApp } from '../../src/http/app.ts';
 import type { ReportSettings } from '../../src/reports/snapshots.ts';
-import { createApiKey, type CreatedKey } from '../../src/store/api-keys.ts';
+import { createApiKey, type CreatedKey } from '../../src/access/api-keys.ts';
 import { cursorSecret } from '../../src/store/settings.ts';
 import { validatingInject } from './contract.ts';
 import type { TestDatabase } from './database.ts';

@@ -44,7 +44,7 @@ export function hashKey(secret: string): Buffer {
 }
 
 /** A fresh random key prefix (`jl_` + 8 characters from an unambiguous alphabet). */
-export function newKeyPrefix(): string {
+function newKeyPrefix(): string {
   const bytes = randomBytes(PREFIX_LENGTH);
   let prefix = '';
   for (const byte of bytes) prefix += PREFIX_ALPHABET[byte % PREFIX_ALPHABET.length];

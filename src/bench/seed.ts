@@ -77,7 +77,7 @@ export async function countCorpusRows(db: Kysely<DB>): Promise<number> {
 const VOCABULARY_SIZE = 5000;
 
 /** Start of the current UTC day. */
-export function startOfUtcDay(now = new Date()): Date {
+function startOfUtcDay(now = new Date()): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
 }
 

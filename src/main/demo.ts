@@ -11,7 +11,7 @@ import { findKeyIdByName } from '../store/api-keys.ts';
 import type { DB } from '../store/schema.ts';
 
 /** Name of the key the demo creates on its first run. */
-export const DEMO_KEY_NAME = 'local demo key';
+const DEMO_KEY_NAME = 'local demo key';
 /**
  * The demo key's plan: `scale`, so paging through the whole demo ledger fits its record allowance
  * (the free `explore` plan allows 1,000 records a month, fewer than the demo serves).

@@ -244,7 +244,7 @@ export interface EmployersSnapshot {
 }
 
 /** Largest number of employers listed by the per-employer report (the biggest first). */
-export const EMPLOYERS_REPORT_MAX = 1000;
+const EMPLOYERS_REPORT_MAX = 1000;
 
 /**
  * Per-employer coverage of live rows, biggest employers first (ties by name, then slug), at most

@@ -16,7 +16,7 @@ export const REPORT_NAMES = ['freshness', 'coverage', 'coverage_countries', 'cov
 export type ReportName = (typeof REPORT_NAMES)[number];
 
 /** Default seconds between refreshes (config JOBLEDGER_REPORT_REFRESH_SECONDS). */
-export const DEFAULT_REFRESH_SECONDS = 900;
+const DEFAULT_REFRESH_SECONDS = 900;
 
 export interface ReportSettings {
   /** Indicative rates published by the freshness report. */
@@ -30,7 +30,7 @@ export function defaultReportSettings(refreshSeconds = DEFAULT_REFRESH_SECONDS):
 }
 
 /** Measure one report at `now`. */
-export async function computeReport(db: Kysely<DB>, name: ReportName, now: Date, settings: ReportSettings): Promise<{ measured_at: string }> {
+async function computeReport(db: Kysely<DB>, name: ReportName, now: Date, settings: ReportSettings): Promise<{ measured_at: string }> {
   switch (name) {
     case 'freshness':
       return computeFreshness(db, now, settings.fx, settings.refreshSeconds);

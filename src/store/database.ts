@@ -17,7 +17,7 @@ import type { Logger } from 'pino';
 import type { DB } from './schema.ts';
 
 /** The database name used inside the embedded cluster. */
-export const EMBEDDED_DATABASE = 'jobledger';
+const EMBEDDED_DATABASE = 'jobledger';
 
 export interface DatabaseOptions {
   /** External PostgreSQL URL; undefined selects the embedded cluster. */

@@ -230,7 +230,7 @@ function textConditions(filter: JobFilter): Expression<SqlBool>[] {
  * `include_poster_type`). The default scope is exactly the `served` rows, which every partial
  * listing index covers. Removed and opted-out rows are never re-admitted, whatever the scope.
  */
-export function scopeConditions(eb: JobsEb, scope: ServingScope): Expression<SqlBool>[] {
+function scopeConditions(eb: JobsEb, scope: ServingScope): Expression<SqlBool>[] {
   if (isDefaultScope(scope)) return [eb('j.served', '=', true)];
   const where: Expression<SqlBool>[] = [];
   if (scope.status !== 'any') where.push(eb('j.status', '=', scope.status));
@@ -268,7 +268,7 @@ export interface PageRequest {
  * stopping as soon as it has; a rarer one has few enough matches that collecting them all is cheaper
  * than walking on (the crossover on a million rows, measured in docs/query-plans.md).
  */
-export function guardWindow(limit: number): number {
+function guardWindow(limit: number): number {
   return Math.min(20_000, Math.max(1_000, 64 * (limit + 1)));
 }
 

@@ -31,6 +31,16 @@ export interface StatsSnapshot {
   definitions: Record<string, string>;
 }
 
+/** The {@link TOP} values of `column` carried by the most served rows, most first (ties by value). */
+async function topServed<C extends 'category' | 'country'>(db: Kysely<DB>, column: C): Promise<Array<Record<C, string> & { jobs: number }>> {
+  const ref = sql.ref(`j.${column}`);
+  const rows = await sql<Record<C, string> & { jobs: number }>`
+    SELECT ${ref}, count(*)::int AS jobs FROM jobs j
+    WHERE j.served AND ${ref} IS NOT NULL
+    GROUP BY ${ref} ORDER BY count(*) DESC, ${ref} LIMIT ${TOP}`.execute(db);
+  return rows.rows;
+}
+
 /** Measure the summary at `now`. */
 export async function computeStats(db: Kysely<DB>, now: Date): Promise<StatsSnapshot> {
   const day = new Date(now.getTime() - DAY_MS);
@@ -61,18 +71,8 @@ export async function computeStats(db: Kysely<DB>, now: Date): Promise<StatsSnap
         count(*) FILTER (WHERE ${CLOSED} AND j.closed_at >= ${week})::int AS closed_7d
       FROM jobs j`.execute(db)
   ).rows[0]!;
-  const categories = (
-    await sql<{ category: string; jobs: number }>`
-      SELECT j.category, count(*)::int AS jobs FROM jobs j
-      WHERE j.served AND j.category IS NOT NULL
-      GROUP BY j.category ORDER BY count(*) DESC, j.category LIMIT ${TOP}`.execute(db)
-  ).rows;
-  const countries = (
-    await sql<{ country: string; jobs: number }>`
-      SELECT j.country, count(*)::int AS jobs FROM jobs j
-      WHERE j.served AND j.country IS NOT NULL
-      GROUP BY j.country ORDER BY count(*) DESC, j.country LIMIT ${TOP}`.execute(db)
-  ).rows;
+  const categories = await topServed(db, 'category');
+  const countries = await topServed(db, 'country');
   return {
     measured_at: now.toISOString(),
     jobs: t.jobs,

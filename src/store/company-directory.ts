@@ -21,31 +21,26 @@
  * `country` filter then asks for rows in those countries: a list holding the lock changes nothing,
  * any other list returns nothing ("a request for another country returns nothing").
  */
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { CompanyFilter } from '../domain/company.ts';
 import { bareDomain } from './companies.ts';
-import type { DB } from './schema.ts';
+import type { CompaniesTable, DB } from './schema.ts';
 
-/** One directory row as the query returns it. */
-export interface CompanyDirectoryRow {
-  id: string;
-  slug: string;
-  name: string;
-  domain: string | null;
-  logo_url: string | null;
-  country: string | null;
-  industry: string | null;
-  org_type: string | null;
-  sectors: string[] | null;
-  website: string | null;
+/**
+ * One directory row as the query returns it: the company's columns (`country`, `org_type` and
+ * `careers_url` filled in from its rows when not stated), dates as `YYYY-MM-DD`, and the counts.
+ */
+export type CompanyDirectoryRow = Pick<
+  Selectable<CompaniesTable>,
+  'id' | 'slug' | 'name' | 'domain' | 'logo_url' | 'country' | 'industry' | 'org_type' | 'sectors' | 'website' | 'careers_url'
+> & {
   website_verified_at: string | null;
-  careers_url: string | null;
   first_seen: string;
   open_roles: number;
   own_site_roles: number;
   source_types: string[];
   rank: number;
-}
+};
 
 /** Keyset position in the directory ordering. */
 export interface CompanyPosition {

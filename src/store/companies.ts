@@ -2,16 +2,15 @@
  * The company repository: finds or creates the employer a posting belongs to.
  *
  * Identity: the bare domain when known (`domain:<domain>`), otherwise the folded display name
- * (`name:<name>`). The slug derives from the display name; when another company already holds that
+ * (`name:<name>`): `identityKey` in domain/employer.ts. The slug derives from the display name; when another company already holds that
  * slug, the newcomer gets a short hash suffix of its identity (spec: Company slug instability rule 2).
  */
 import { createHash } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { bareDomain } from '../domain/domain-name.ts';
+import { identityKey } from '../domain/employer.ts';
 import { slugify } from '../domain/slug.ts';
 import type { DB } from './schema.ts';
-
-export { bareDomain };
 
 export interface CompanyInput {
   name: string;
@@ -24,13 +23,6 @@ export interface CompanyRef {
   id: string;
   slug: string;
   name: string;
-}
-
-/** The identity a company row is matched by: `domain:<bare domain>` when known, else `name:<folded name>`. */
-export function identityKey(input: CompanyInput): string {
-  const domain = input.domain ? bareDomain(input.domain) : undefined;
-  if (domain) return `domain:${domain}`;
-  return `name:${input.name.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').trim()}`;
 }
 
 function suffixed(slug: string, key: string): string {

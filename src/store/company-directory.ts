@@ -23,7 +23,7 @@
  */
 import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { CompanyFilter } from '../domain/company.ts';
-import { bareDomain } from './companies.ts';
+import { bareDomain } from '../domain/domain-name.ts';
 import type { CompaniesTable, DB } from './schema.ts';
 
 /**

@@ -13,7 +13,8 @@
  */
 import { sql, type Kysely } from 'kysely';
 import { OPTOUT_RULE_ID } from '../domain/quality.ts';
-import { bareDomain, identityKey } from './companies.ts';
+import { bareDomain } from '../domain/domain-name.ts';
+import type { ActiveOptouts } from '../domain/employer.ts';
 import { withholdOptedOut } from './ledger.ts';
 import type { DB } from './schema.ts';
 
@@ -47,14 +48,6 @@ export interface OptoutRecord {
   revokedAt: Date | null;
 }
 
-/** The active opt-outs in the form the quality gate needs. */
-export interface ActiveOptouts {
-  /** Bare domains. */
-  domains: ReadonlySet<string>;
-  /** Company identity keys (`domain:...` / `name:...`) of opted-out company rows. */
-  identityKeys: ReadonlySet<string>;
-}
-
 /** Load every active opt-out. */
 export async function loadActiveOptouts(db: Kysely<DB>): Promise<ActiveOptouts> {
   const rows = await db
@@ -67,13 +60,6 @@ export async function loadActiveOptouts(db: Kysely<DB>): Promise<ActiveOptouts> 
     domains: new Set(rows.map((r) => r.domain).filter((d): d is string => d !== null)),
     identityKeys: new Set(rows.map((r) => r.identity_key).filter((k): k is string => k !== null)),
   };
-}
-
-/** Does an active opt-out cover the employer named by `company`? */
-export function isOptedOut(optouts: ActiveOptouts, company: { name: string; domain?: string }): boolean {
-  const domain = company.domain ? bareDomain(company.domain) : undefined;
-  if (domain && optouts.domains.has(domain)) return true;
-  return optouts.identityKeys.has(identityKey(company));
 }
 
 /**

@@ -2,8 +2,9 @@
  * The company repository: finds or creates the employer a posting belongs to.
  *
  * Identity: the bare domain when known (`domain:<domain>`), otherwise the folded display name
- * (`name:<name>`): `identityKey` in domain/employer.ts. The slug derives from the display name; when another company already holds that
- * slug, the newcomer gets a short hash suffix of its identity (spec: Company slug instability rule 2).
+ * (`name:<name>`), as `identityKey` (domain/employer.ts) computes it. The slug derives from the display
+ * name; when another company already holds that slug, the newcomer gets a short hash suffix of its
+ * identity (spec: Company slug instability rule 2).
  */
 import { createHash } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';

@@ -175,6 +175,14 @@ export interface PlannedEvent {
   previousCountry?: string | null;
 }
 
+/**
+ * The events of rows closing now: `delisted` for each one that was served (spec: Events, "delisted";
+ * a row a client was never served closes silently).
+ */
+export function delistings(rows: readonly { id: string; served: boolean }[]): PlannedEvent[] {
+  return rows.filter((r) => r.served).map((r) => ({ jobId: r.id, change: 'delisted' as const }));
+}
+
 /** A new row: its id and slug, the posting it holds, and whether it enters closed (close date passed). */
 export interface PlannedInsert {
   id: string;
@@ -307,20 +315,17 @@ export function planCrawl(input: {
   }
 
   if (absence) {
-    const delisted: PlannedEvent[] = [];
+    const closing: BoardRow[] = [];
     for (const row of rows) {
       if (listed.has(row.sourcePostingId)) continue;
       counts.missed++;
-      if (decideAbsence(row.missedCrawls + 1, row.lastVerifiedAt, now, absence) === 'close_not_seen') {
-        plan.notSeen.push(row.id);
-        if (row.served) delisted.push({ jobId: row.id, change: 'delisted' });
-      } else {
-        plan.missed.push(row.id);
-      }
+      if (decideAbsence(row.missedCrawls + 1, row.lastVerifiedAt, now, absence) === 'close_not_seen') closing.push(row);
+      else plan.missed.push(row.id);
     }
-    counts.closed += plan.notSeen.length;
-    counts.notSeen = plan.notSeen.length;
-    events.push(...delisted);
+    plan.notSeen = closing.map((r) => r.id);
+    counts.closed += closing.length;
+    counts.notSeen = closing.length;
+    events.push(...delistings(closing));
   }
   counts.events = events.length;
   return plan;
@@ -355,14 +360,15 @@ export interface UnchangedBoardPlan {
  */
 export function planUnchangedBoard(rows: readonly UnchangedBoardRow[], now: Date, absence: AbsencePolicy): UnchangedBoardPlan {
   const plan: UnchangedBoardPlan = { reverified: [], missed: [], notSeen: [], events: [] };
+  const closing: UnchangedBoardRow[] = [];
   for (const row of rows) {
     if (row.missedCrawls === 0) plan.reverified.push(row.id);
     else if (row.status !== 'live') continue;
-    else if (decideAbsence(row.missedCrawls + 1, row.lastVerifiedAt, now, absence) === 'close_not_seen') {
-      plan.notSeen.push(row.id);
-      if (row.served) plan.events.push({ jobId: row.id, change: 'delisted' });
-    } else plan.missed.push(row.id);
+    else if (decideAbsence(row.missedCrawls + 1, row.lastVerifiedAt, now, absence) === 'close_not_seen') closing.push(row);
+    else plan.missed.push(row.id);
   }
+  plan.notSeen = closing.map((r) => r.id);
+  plan.events = delistings(closing);
   return plan;
 }
 

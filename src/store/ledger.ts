@@ -2,7 +2,13 @@
  * The ledger's write side: applies one successful crawl of one board to the `jobs` table and records
  * the change events, all in one transaction (spec: States and transitions; ARCHITECTURE "ledger upsert
  * in one transaction"); closes rows the source proved dead (posting URL gone, close date passed) or
- * stopped listing (not_seen). A crawl that failed never reaches this module, so it can change nothing.
+ * stopped listing (not_seen); withholds the rows of an employer that opted out. A crawl that failed
+ * never reaches this module, so it can change nothing.
+ *
+ * It decides nothing: what happens to each row is planned by the pure functions of
+ * `domain/lifecycle.ts` (`planCrawl`, `planUnchangedBoard`, `planOptoutWithholding`, `delistings`),
+ * and this module locks, writes and records what they planned. It is the one writer of `jobs` rows'
+ * state and of `change_events` (design guide: "No second path writes jobs or change_events").
  *
  * Feed stamps: `change_events.published_at` and `jobs.closed_at` are set by triggers from the
  * commit-ordered feed clock (migration 004), whatever is written here. The first such write of a
@@ -13,6 +19,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Insertable, type Kysely, type Transaction } from 'kysely';
 import {
+  delistings,
   NO_COUNTS,
   planCrawl,
   planOptoutWithholding,
@@ -299,11 +306,6 @@ async function recordChanges(trx: Transaction<DB>, events: readonly PlannedEvent
     .values(events.map((e) => ({ job_id: e.jobId, change: e.change, ...(e.previousCountry !== undefined ? { previous_country: e.previousCountry } : {}) })))
     .execute();
   return events.length;
-}
-
-/** `delisted` for each served row of `rows` (rows closing now). */
-function delistings(rows: readonly { id: string; served: boolean }[]): PlannedEvent[] {
-  return rows.filter((r) => r.served).map((r) => ({ jobId: r.id, change: 'delisted' as const }));
 }
 
 /** What an unchanged-board answer did: rows re-verified, and the absence rule applied to the rest. */

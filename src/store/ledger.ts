@@ -8,7 +8,8 @@
  * It decides nothing: what happens to each row is planned by the pure functions of
  * `domain/lifecycle.ts` (`planCrawl`, `planUnchangedBoard`, `planOptoutWithholding`, `delistings`),
  * and this module locks, writes and records what they planned. It is the one writer of `jobs` rows'
- * state and of `change_events` (design guide: "No second path writes jobs or change_events").
+ * status and withholding and of `change_events` (design guide: "No second path writes jobs or
+ * change_events"); companies.ts only copies a renamed employer's name onto its rows.
  *
  * Feed stamps: `change_events.published_at` and `jobs.closed_at` are set by triggers from the
  * commit-ordered feed clock (migration 004), whatever is written here. The first such write of a

@@ -22,7 +22,7 @@
  */
 import { PgBoss } from 'pg-boss';
 import type { CrawlTargetRow } from '../store/schema.ts';
-import { dueTargets, toCrawlTarget, withHostSlot } from '../store/crawl-targets.ts';
+import { dueTargets, listTargets, toCrawlTarget, withHostSlot } from '../store/crawl-targets.ts';
 import { sweepUpstreamClosures } from '../store/ledger.ts';
 import { crawlTarget, DEFAULT_LEASE_SECONDS, loadProviders, type CrawlReport, type PipelineDeps } from './pipeline.ts';
 
@@ -103,7 +103,7 @@ export async function startCrawlWorker(options: CrawlWorkerOptions): Promise<Cra
     { localConcurrency: options.concurrency, groupConcurrency: options.perHost, pollingIntervalSeconds: options.pollingSeconds ?? 2 },
     async (jobs) => {
       for (const job of jobs) {
-        const row = await deps.db.selectFrom('crawl_targets').selectAll().where('id', '=', job.data.targetId).executeTakeFirst();
+        const [row] = await listTargets(deps.db, { ids: [job.data.targetId] });
         if (!row) continue;
         const report = await withHostSlot(deps.db, crawlHost(deps, row), options.perHost, () => crawlTarget(deps, providers, row, { onlyIfDue: true }));
         options.onReport?.(report);

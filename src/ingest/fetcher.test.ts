@@ -10,7 +10,7 @@ import { createFetcher, FetchError, MAX_REDIRECTS, parseRetryAfter } from './fet
 import type { GuardedFetcher } from './fetcher.ts';
 import { startReplayServer } from './replay-server.ts';
 import type { ReplayServer } from './replay-server.ts';
-import { FIXTURES, loopbackFetchConfig } from './test-helpers.ts';
+import { FIXTURES, loopbackFetchConfig } from '../../test/helpers/fixtures.ts';
 
 const BOARD = '/posting-api/job-board/superhuman';
 

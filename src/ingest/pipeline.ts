@@ -11,10 +11,12 @@ import type { Logger } from 'pino';
 import type { CrawlTarget } from '../domain/crawl-target.ts';
 import { enrichPosting, type ProviderProfile } from '../enrich/enrich.ts';
 import type { FxRates } from '../enrich/fx.ts';
-import { DEFAULT_ABSENCE_POLICY, type AbsencePolicy } from '../domain/lifecycle.ts';
-import { applyCrawl, applyUnchangedBoard, closeProvedDead, missingRowsToProbe, type CrawlCounts, type LedgerPosting } from '../store/ledger.ts';
+import { DEFAULT_ABSENCE_POLICY, type AbsencePolicy, type CrawlCounts, type LedgerPosting } from '../domain/lifecycle.ts';
+import { applyCrawl, applyUnchangedBoard, closeProvedDead, missingRowsToProbe } from '../store/ledger.ts';
 import { acquireCrawlLease, recordCrawlRun, releaseCrawlLease, toCrawlTarget } from '../store/crawl-targets.ts';
-import { isOptedOut, loadActiveOptouts } from '../store/optouts.ts';
+import { isOptedOut } from '../domain/employer.ts';
+import { loadActiveOptouts } from '../store/optouts.ts';
+import { listProviders } from '../store/providers.ts';
 import type { CrawlTargetRow, DB } from '../store/schema.ts';
 import { CrawlError, type Connector, type ConnectorId } from './connector.ts';
 import type { Fetcher } from './fetcher.ts';
@@ -77,7 +79,7 @@ export type CrawlReport =
 
 /** Load every provider's profile (class, source type, redistribution) keyed by id. */
 export async function loadProviders(db: Kysely<DB>): Promise<Map<string, ProviderInfo>> {
-  const rows = await db.selectFrom('providers').selectAll().execute();
+  const rows = await listProviders(db);
   return new Map(
     rows.map((r) => [
       r.id,

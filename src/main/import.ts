@@ -28,7 +28,7 @@ export interface ImportSummary {
   seconds: number;
 }
 
-export function summarize(reports: CrawlReport[], seconds: number): ImportSummary {
+function summarize(reports: CrawlReport[], seconds: number): ImportSummary {
   const summary: ImportSummary = { targets: reports.length, failed: 0, notModified: 0, busy: 0, postings: 0, created: 0, updated: 0, unchanged: 0, closed: 0, seconds };
   for (const r of reports) {
     if (r.outcome === 'failed') summary.failed++;

@@ -16,7 +16,7 @@ export interface TargetInput {
 }
 
 /** Target id: `<provider>:<board>`. */
-export function targetId(providerId: string, board: string): string {
+function targetId(providerId: string, board: string): string {
   return `${providerId}:${board}`;
 }
 
@@ -221,4 +221,28 @@ export async function clearValidators(db: Kysely<DB>, ids: string[]): Promise<nu
   if (ids.length === 0) return 0;
   const result = await db.updateTable('crawl_targets').set({ etag: null, last_modified: null }).where('id', 'in', ids).executeTakeFirst();
   return Number(result.numUpdatedRows);
+}
+
+/** The ingestion side of the service status: enabled targets, those failing, the last good crawl. */
+export interface IngestionHealth {
+  targets: number;
+  /** Enabled targets whose last `failingAfter` or more crawls failed. */
+  failing: number;
+  /** Most recent successful crawl of any enabled target; null if none. */
+  lastSuccessAt: Date | null;
+}
+
+/** Measure {@link IngestionHealth}; a target counts as failing after `failingAfter` failed crawls in a row. */
+export async function ingestionHealth(db: Kysely<DB>, failingAfter: number): Promise<IngestionHealth> {
+  const row = await db
+    .selectFrom('crawl_targets')
+    .select((eb) => [
+      eb.fn.countAll<number>().as('targets'),
+      eb.fn.count<number>('id').filterWhere('consecutive_failures', '>=', failingAfter).as('failing'),
+      eb.fn.max('last_success_at').as('last_success_at'),
+    ])
+    .where('enabled', '=', true)
+    .executeTakeFirstOrThrow();
+  const last = row.last_success_at as Date | null;
+  return { targets: Number(row.targets), failing: Number(row.failing), lastSuccessAt: last ? new Date(last) : null };
 }

@@ -11,13 +11,13 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import path from 'node:path';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { DB } from './schema.ts';
 
 /** The database name used inside the embedded cluster. */
-export const EMBEDDED_DATABASE = 'jobledger';
+const EMBEDDED_DATABASE = 'jobledger';
 
 export interface DatabaseOptions {
   /** External PostgreSQL URL; undefined selects the embedded cluster. */
@@ -269,4 +269,12 @@ export async function openDatabase(options: DatabaseOptions, log: Logger): Promi
       }
     },
   };
+}
+
+/**
+ * One round trip to the database (readiness).
+ * @throws the driver's error when the database does not answer.
+ */
+export async function ping(db: Kysely<DB>): Promise<void> {
+  await sql`SELECT 1`.execute(db);
 }

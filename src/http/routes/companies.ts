@@ -9,7 +9,8 @@ import { CompanyEnvelopeSchema, CompanyPageSchema, parseCompanyQuery, type Compa
 import { CursorError, decodeCursor, encodeCursor, queryFingerprint } from '../../domain/cursor.ts';
 import { ApiError } from '../../domain/errors.ts';
 import type { RawQuery } from '../../domain/listing-filter.ts';
-import { currentSlugFor, findCompany, listCompanies, toCompany, type CompanyPosition } from '../../store/company-directory.ts';
+import { currentSlugFor, findCompany, listCompanies, type CompanyPosition } from '../../store/company-directory.ts';
+import { toCompany } from '../presenters/company.ts';
 import type { AppContext } from '../context.ts';
 import { errorResponses } from '../schemas.ts';
 import { KEYLESS_MAX_LIMIT } from './jobs.ts';

@@ -9,7 +9,8 @@ import { CursorError, decodeCursor, encodeCursor, queryFingerprint, type CursorP
 import { ApiError } from '../../domain/errors.ts';
 import { JobEnvelopeSchema, JobPageSchema, type JobPage } from '../../domain/job.ts';
 import { parseBoolean, parseJobsQuery, quoteValue, type JobFilter, type JobsRequest, type RawQuery } from '../../domain/listing-filter.ts';
-import { findJob, listJobs, toJob, type ListPage } from '../../store/job-queries.ts';
+import { findJob, listJobs, type ListPage } from '../../store/job-queries.ts';
+import { toJob } from '../presenters/job.ts';
 import type { AppContext } from '../context.ts';
 import { JobIdParams, errorResponses, keyedListingQuery, keylessListingQuery } from '../schemas.ts';
 

@@ -14,7 +14,7 @@ import { JobPageSchema, JobSchema, StringEnum, type JobPage } from '../../domain
 import { parseListingQuery, parseLimit, type RawQuery } from '../../domain/listing-filter.ts';
 import { CHANGE_KINDS, CLOSED_REASONS } from '../../domain/vocabulary.ts';
 import { listClosedJobs, readChanges, readExpired } from '../../store/feeds.ts';
-import { toJob } from '../../store/job-queries.ts';
+import { toJob } from '../presenters/job.ts';
 import type { AppContext } from '../context.ts';
 import { requireEntitlement } from '../../access/entitlements.ts';
 import { errorResponses, keyedListingQuery } from '../schemas.ts';

@@ -207,7 +207,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     async (v1) => {
       v1.addHook('onRequest', requireApiKey(ctx));
       // Request limits, record meter and budget headers for every /v1 endpoint (after authentication).
-      if (options.keyedLimits !== false) installKeyedAccess(v1, { db: options.db, requests: requestLimiter, clock });
+      if (options.keyedLimits !== false) installKeyedAccess(v1, { db: options.db, requests: requestLimiter, clock, docsUrl: options.docsUrl });
       await v1.register(keyedJobRoutes(ctx));
       await v1.register(meRoutes(clock));
       await v1.register(keyedCompanyRoutes(ctx));

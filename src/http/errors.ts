@@ -7,11 +7,10 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import { ApiError, ERROR_STATUS, FIXED_MESSAGES, type ErrorBody, type ErrorCode } from '../domain/errors.ts';
+import { isConnectionFailure } from '../store/database.ts';
 
 /** PostgreSQL SQLSTATE for a statement cancelled by statement_timeout. */
 const QUERY_CANCELED = '57014';
-/** SQLSTATE classes meaning the server is unreachable or shutting down. */
-const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006', '53300']);
 /** Seconds a client should wait after a timeout (spec: 503 timeout, Retry-After: 5). */
 export const TIMEOUT_RETRY_AFTER_SECONDS = 5;
 
@@ -35,7 +34,7 @@ export function toApiError(error: unknown): ApiError {
       extra: { retry_after: TIMEOUT_RETRY_AFTER_SECONDS },
     });
   }
-  if (typeof code === 'string' && (UNAVAILABLE_STATES.has(code) || code === 'ECONNREFUSED' || code === 'ECONNRESET')) {
+  if (isConnectionFailure(error)) {
     return new ApiError('unavailable', FIXED_MESSAGES.unavailable, { headers: { 'Retry-After': String(TIMEOUT_RETRY_AFTER_SECONDS) } });
   }
   const fastify = error as FastifyError;

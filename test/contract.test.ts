@@ -131,11 +131,11 @@ describe('the OpenAPI contract', () => {
       const res = await ctx.app.inject({ method, url });
       expect(res.statusCode, `${method} ${url}`).toBe(405);
       expect(res.headers.allow).toBe('GET, HEAD');
-      expect(res.json()).toMatchObject({ error: 'method_not_allowed', message: `${url.split('?')[0]} answers GET and HEAD only, not ${method}.` });
+      expect(res.json()).toMatchObject({ error: 'method_not_allowed', message: `"${url.split('?')[0]}" answers GET and HEAD only, not ${method}.` });
     }
     const unknown = await ctx.app.inject({ method: 'POST', url: '/v1/nothing-here' });
     expect(unknown.statusCode).toBe(404);
-    expect(unknown.json()).toMatchObject({ error: 'not_found', message: 'No endpoint answers POST /v1/nothing-here.' });
+    expect(unknown.json()).toMatchObject({ error: 'not_found', message: 'No endpoint answers POST "/v1/nothing-here".' });
   });
 
   it('validates responses: conforming ones pass, broken ones are caught', () => {

@@ -112,7 +112,11 @@ program
         rt.log.warn('no crawl targets: add one with `jobledger targets add`, or run `jobledger ingest --demo`');
       } else {
         const summary = await runImport(rt.database.db, rt.log, targets, { fetch, baseUrls, pageUrl }, { absence: rt.config.absence, probeLimit: rt.config.worker.probeLimit });
-        if (summary.failed > 0) process.exitCode = 1;
+        // A failed board, or one skipped because another process holds its lease, is not imported: exit 1.
+        if (summary.unfinished) {
+          process.stderr.write(`jobledger ingest: ${summary.unfinished}\n`);
+          process.exitCode = 1;
+        }
       }
       await closeReplay?.();
     } finally {

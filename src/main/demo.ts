@@ -18,10 +18,10 @@ const DEMO_KEY_NAME = 'local demo key';
  */
 export const DEMO_KEY_PLAN = 'scale';
 
-/** Start the replay server and the fetch settings that may reach it (loopback allow-listed). */
+/** Start the replay server and the fetch settings that may reach it (its loopback address and port only). */
 export async function startDemoSources(fetch: FetchConfig): Promise<{ replay: ReplayServer; fetch: FetchConfig }> {
   const replay = await startReplayServer({ fixturesDir: FIXTURES_DIR, host: '127.0.0.1', port: 0 });
-  return { replay, fetch: { ...fetch, allow: [...fetch.allow, '127.0.0.1/32'] } };
+  return { replay, fetch: { ...fetch, allow: [...fetch.allow, `127.0.0.1:${new URL(replay.url).port}`] } };
 }
 
 /** Create the demo key on the first run only; later runs return undefined (the secret is never stored). */

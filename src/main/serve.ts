@@ -57,7 +57,7 @@ export async function serve(options: ServeOptions): Promise<void> {
       const demo = await startDemoSources(config.fetch);
       closeReplay = () => demo.replay.close();
       sources = { fetch: demo.fetch, baseUrls: demo.replay.baseUrls, pageUrl: demo.replay.pageUrl };
-      ingestDb = connect(database.connectionString, { statementTimeoutMs: INGEST_STATEMENT_TIMEOUT_MS, maxConnections: 4, applicationName: 'jobledger-ingest' }).db;
+      ingestDb = connect(database.connectionString, { statementTimeoutMs: INGEST_STATEMENT_TIMEOUT_MS, maxConnections: 4, applicationName: 'jobledger-ingest', log }).db;
       const targets = await seedBundledTargets(ingestDb);
       log.info({ boards: targets.length }, 'importing the bundled real feeds through the replay server');
       await runImport(ingestDb, log, targets, sources, { absence: config.absence, probeLimit: config.worker.probeLimit });

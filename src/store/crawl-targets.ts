@@ -54,8 +54,11 @@ export async function listTargets(db: Kysely<DB>, options: { enabledOnly?: boole
 
 /**
  * Take the crawl lease of a target: at most one process crawls a target at a time, whichever started
- * the crawl (the worker, a second worker, `jobledger ingest`). The lease expires by itself after
- * `ttlSeconds` if its holder dies. With `onlyIfDue`, the lease is taken only when the target is
+ * the crawl (the worker, a second worker, `jobledger ingest`). The lease lives `ttlSeconds` unless its
+ * holder renews it ({@link renewCrawlLease}, the holder's heartbeat), so it ends by itself soon after
+ * its holder dies. With `takeOverFrom`, a lease still held by exactly that owner is taken too (the
+ * caller has proved that owner dead); the owner is compared in the same UPDATE, so a lease renewed or
+ * passed on meanwhile is left alone. With `onlyIfDue`, the lease is taken only when the target is
  * enabled and its interval has passed since its last attempt (so a crawl queued twice runs once).
  * Marks the attempt (`last_attempt_at`).
  * @returns the target's current row (with its newest validators), or undefined when it is leased
@@ -65,7 +68,7 @@ export async function acquireCrawlLease(
   db: Kysely<DB>,
   targetId: string,
   owner: string,
-  options: { ttlSeconds: number; onlyIfDue?: boolean },
+  options: { ttlSeconds: number; onlyIfDue?: boolean; takeOverFrom?: string },
 ): Promise<CrawlTargetRow | undefined> {
   let query = db
     .updateTable('crawl_targets')
@@ -75,13 +78,44 @@ export async function acquireCrawlLease(
       last_attempt_at: sql<Date>`now()`,
     })
     .where('id', '=', targetId)
-    .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<', sql<Date>`now()`)]));
+    .where((eb) =>
+      eb.or([
+        eb('lease_expires_at', 'is', null),
+        eb('lease_expires_at', '<', sql<Date>`now()`),
+        ...(options.takeOverFrom !== undefined ? [eb('lease_owner', '=', options.takeOverFrom)] : []),
+      ]),
+    );
   if (options.onlyIfDue) {
     query = query
       .where('enabled', '=', true)
       .where((eb) => eb.or([eb('last_attempt_at', 'is', null), sql<SqlBool>`last_attempt_at + make_interval(secs => interval_seconds) <= now()`]));
   }
   return query.returningAll().executeTakeFirst();
+}
+
+/** Who holds a target's crawl lease, and until when (UTC); undefined when nobody holds a live one. */
+export async function crawlLeaseHolder(db: Kysely<DB>, targetId: string): Promise<{ owner: string; expiresAt: Date } | undefined> {
+  const row = await db
+    .selectFrom('crawl_targets')
+    .select(['lease_owner', 'lease_expires_at'])
+    .where('id', '=', targetId)
+    .where('lease_expires_at', '>=', sql<Date>`now()`)
+    .executeTakeFirst();
+  return row?.lease_owner && row.lease_expires_at ? { owner: row.lease_owner, expiresAt: row.lease_expires_at } : undefined;
+}
+
+/**
+ * The holder's heartbeat: extend its lease to `ttlSeconds` from now.
+ * @returns false when `owner` does not hold the lease any more (it expired and was taken).
+ */
+export async function renewCrawlLease(db: Kysely<DB>, targetId: string, owner: string, ttlSeconds: number): Promise<boolean> {
+  const result = await db
+    .updateTable('crawl_targets')
+    .set({ lease_expires_at: sql<Date>`now() + make_interval(secs => ${ttlSeconds})` })
+    .where('id', '=', targetId)
+    .where('lease_owner', '=', owner)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 /** Give a lease back (only if `owner` still holds it). */

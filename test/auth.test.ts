@@ -1,34 +1,25 @@
 /**
  * Authentication of the keyed surface (spec: Authentication; API key state).
  */
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey, listApiKeys } from '../src/store/api-keys.ts';
-import type { CreatedKey } from '../src/store/api-keys.ts';
-import { buildTestApp, createKey, TEST_DOCS_URL } from './helpers/app.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey, listApiKeys } from '../src/access/api-keys.ts';
+import type { CreatedKey } from '../src/access/api-keys.ts';
+import { createKey, TEST_DOCS_URL, useTestApp } from './helpers/app.ts';
 
 describe('API keys on /v1', () => {
-  let t: TestDatabase;
-  let app: FastifyInstance;
+  const ctx = useTestApp({ key: false });
   let valid: CreatedKey;
   let revoked: CreatedKey;
   let expired: CreatedKey;
 
   beforeAll(async () => {
-    t = await createTestDatabase();
-    app = await buildTestApp(t);
-    valid = await createKey(t, 'explore');
-    revoked = await createKey(t, 'explore');
-    await t.db.updateTable('api_keys').set({ status: 'revoked', revoked_at: new Date() }).where('id', '=', revoked.id).execute();
-    expired = await createApiKey(t.db, { planId: 'explore', expiresAt: new Date(Date.now() - 1000) });
-  });
-  afterAll(async () => {
-    await app.close();
-    await t.drop();
+    valid = await createKey(ctx.t, 'explore');
+    revoked = await createKey(ctx.t, 'explore');
+    await ctx.t.db.updateTable('api_keys').set({ status: 'revoked', revoked_at: new Date() }).where('id', '=', revoked.id).execute();
+    expired = await createApiKey(ctx.t.db, { planId: 'explore', expiresAt: new Date(Date.now() - 1000) });
   });
 
-  const get = (headers: Record<string, string>, url = '/v1/jobs') => app.inject({ method: 'GET', url, headers });
+  const get = (headers: Record<string, string>, url = '/v1/jobs') => ctx.app.inject({ method: 'GET', url, headers });
 
   it('accepts Bearer, bearer, BEARER and the bare key', async () => {
     for (const authorization of [`Bearer ${valid.secret}`, `bearer ${valid.secret}`, `BEARER ${valid.secret}`, valid.secret]) {
@@ -61,13 +52,13 @@ describe('API keys on /v1', () => {
   });
 
   it('stores no secret, only its SHA-256, and lists keys by prefix', async () => {
-    const dump = await t.pool.query('SELECT * FROM api_keys');
+    const dump = await ctx.t.pool.query('SELECT * FROM api_keys');
     const text = JSON.stringify(dump.rows);
     for (const key of [valid, revoked, expired]) {
       expect(text).not.toContain(key.secret);
       expect(text).not.toContain(key.secret.slice(12));
     }
-    const listed = await listApiKeys(t.db);
+    const listed = await listApiKeys(ctx.t.db);
     expect(listed.map((k) => k.status).sort()).toEqual(['active', 'expired', 'revoked']);
     expect(JSON.stringify(listed)).not.toContain(valid.secret);
   });

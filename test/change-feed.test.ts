@@ -3,15 +3,13 @@
  * that has not yet committed, and prove it"). Real PostgreSQL (embedded, or DATABASE_URL in CI), real
  * recorded postings through the production write path (`writeCrawl`), the real HTTP app as the reader.
  */
-import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../src/domain/job.ts';
-import type { CreatedKey } from '../src/store/api-keys.ts';
 import { upsertTarget } from '../src/store/crawl-targets.ts';
-import { resolveCompanies, writeCrawl, type LedgerPosting } from '../src/store/ledger.ts';
-import { bearer, buildTestApp, createUnlimitedKey } from './helpers/app.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import type { LedgerPosting } from '../src/domain/lifecycle.ts';
+import { resolveCompanies, writeCrawl } from '../src/store/ledger.ts';
+import { bearer, useTestApp } from './helpers/app.ts';
 import { ashbyLedgerPostings } from './helpers/postings.ts';
 
 type ChangeItem = { change: string; id: string; changed_at: string; job?: Job };
@@ -48,25 +46,16 @@ function notBefore(a: [string, string], b: [string, string]): boolean {
 const TIME_ZERO = '1970-01-01T00:00:00Z';
 
 describe('the change feed never loses a change', () => {
-  let t: TestDatabase;
-  let app: FastifyInstance;
-  let key: CreatedKey;
+  // The reader polls thousands of times a minute: this test measures the feed, not the metering.
+  const ctx = useTestApp({ database: { maxConnections: 12 }, key: 'unlimited' });
   let targetId: string;
 
   beforeAll(async () => {
-    t = await createTestDatabase({ maxConnections: 12 });
-    app = await buildTestApp(t);
-    // The reader polls thousands of times a minute: this test measures the feed, not the metering.
-    key = await createUnlimitedKey(t);
-    targetId = await upsertTarget(t.db, { providerId: 'ashby', board: 'feed-test' });
-  });
-  afterAll(async () => {
-    await app.close();
-    await t.drop();
+    targetId = await upsertTarget(ctx.t.db, { providerId: 'ashby', board: 'feed-test' });
   });
 
   async function changes(since: string, limit: number): Promise<ChangesPage> {
-    const res = await app.inject({ method: 'GET', url: `/v1/changes?since=${encodeURIComponent(since)}&limit=${limit}`, headers: bearer(key) });
+    const res = await ctx.app.inject({ method: 'GET', url: `/v1/changes?since=${encodeURIComponent(since)}&limit=${limit}`, headers: bearer(ctx.key) });
     expect(res.statusCode, res.body).toBe(200);
     return res.json() as ChangesPage;
   }
@@ -89,13 +78,13 @@ describe('the change feed never loses a change', () => {
   it('delivers the event of a writer that stamped first and committed last', async () => {
     const a = ashbyLedgerPostings('cursor').slice(0, 3);
     const b = ashbyLedgerPostings('n8n').slice(0, 3);
-    const companies = await resolveCompanies(t.db, [...a, ...b]);
+    const companies = await resolveCompanies(ctx.t.db, [...a, ...b]);
     const now = new Date();
 
     // Writer A writes its rows and its events (taking its feed stamp), then holds its transaction open.
     const aStamped = deferred<number>();
     const releaseA = deferred();
-    const writerA = t.db.transaction().execute(async (trx) => {
+    const writerA = ctx.t.db.transaction().execute(async (trx) => {
       await writeCrawl(trx, { targetId, providerId: 'ashby', postings: a, now }, companies);
       const { rows } = await sql<{ pid: number; stamp: Date }>`SELECT pg_backend_pid() AS pid, (SELECT max(published_at) FROM change_events) AS stamp`.execute(trx);
       aStamped.resolve(rows[0]!.pid);
@@ -106,7 +95,7 @@ describe('the change feed never loses a change', () => {
     // Writer B starts later, so its changes must come after A's; its commit has to wait for A.
     const bStarted = deferred<number>();
     let bCommitted = false;
-    const writerB = t.db
+    const writerB = ctx.t.db
       .transaction()
       .execute(async (trx) => {
         const { rows } = await sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`.execute(trx);
@@ -119,7 +108,7 @@ describe('the change feed never loses a change', () => {
     const bPid = await bStarted.promise;
     // B is held at its feed stamp behind A's open transaction (a lock wait in PostgreSQL itself).
     for (let i = 0; ; i++) {
-      const { rows } = await sql<{ wait: string | null }>`SELECT wait_event_type AS wait FROM pg_stat_activity WHERE pid = ${bPid}`.execute(t.db);
+      const { rows } = await sql<{ wait: string | null }>`SELECT wait_event_type AS wait FROM pg_stat_activity WHERE pid = ${bPid}`.execute(ctx.t.db);
       if (rows[0]?.wait === 'Lock') break;
       expect(i, 'writer B never waited for writer A').toBeLessThan(500);
       await new Promise((r) => setTimeout(r, 10));
@@ -135,8 +124,8 @@ describe('the change feed never loses a change', () => {
     await writerA;
     await writerB;
     const { items } = await drain(early.next_since, 100);
-    const aIds = await t.db.selectFrom('jobs').select('id').where('source_posting_id', 'in', a.map((p) => p.job.sourcePostingId)).execute();
-    const bIds = await t.db.selectFrom('jobs').select('id').where('source_posting_id', 'in', b.map((p) => p.job.sourcePostingId)).execute();
+    const aIds = await ctx.t.db.selectFrom('jobs').select('id').where('source_posting_id', 'in', a.map((p) => p.job.sourcePostingId)).execute();
+    const bIds = await ctx.t.db.selectFrom('jobs').select('id').where('source_posting_id', 'in', b.map((p) => p.job.sourcePostingId)).execute();
     expect(items.map((i) => i.change)).toEqual(Array(6).fill('created'));
     expect(new Set(items.slice(0, 3).map((i) => i.id))).toEqual(new Set(aIds.map((r) => r.id)));
     expect(new Set(items.slice(3).map((i) => i.id))).toEqual(new Set(bIds.map((r) => r.id)));
@@ -155,7 +144,7 @@ describe('the change feed never loses a change', () => {
         verdict: p.verdict,
         job: { ...p.job, descriptionHtml: undefined, descriptionText: undefined, hasDescription: false, fieldSources: { ...p.job.fieldSources, description: 'absent' as const } },
       }));
-    const companies = await resolveCompanies(t.db, base);
+    const companies = await resolveCompanies(ctx.t.db, base);
     const WRITERS = 4;
     const UPSERTS = 20_000;
     let remaining = UPSERTS;
@@ -174,7 +163,7 @@ describe('the change feed never loses a change', () => {
     async function transaction(postings: LedgerPosting[], shape: 'plain' | 'long' | 'held' | 'rollback'): Promise<void> {
       for (let attempt = 0; ; attempt++) {
         try {
-          await t.db.transaction().execute(async (trx) => {
+          await ctx.t.db.transaction().execute(async (trx) => {
             if (shape === 'long') {
               // A long transaction: it holds its rows' locks for a while before writing its changes.
               await trx.selectFrom('jobs').select('id').where('source_posting_id', 'in', postings.map((p) => p.job.sourcePostingId)).orderBy('id').forUpdate().execute();
@@ -272,7 +261,7 @@ describe('the change feed never loses a change', () => {
     const served: Job[] = [];
     let next: string | null = null;
     do {
-      const res = await app.inject({ method: 'GET', url: `/v1/jobs?limit=200${next ? `&cursor=${encodeURIComponent(next)}` : ''}`, headers: bearer(key) });
+      const res = await ctx.app.inject({ method: 'GET', url: `/v1/jobs?limit=200${next ? `&cursor=${encodeURIComponent(next)}` : ''}`, headers: bearer(ctx.key) });
       const page = res.json() as { data: Job[]; next_cursor: string | null };
       served.push(...page.data);
       next = page.next_cursor;
@@ -285,7 +274,7 @@ describe('the change feed never loses a change', () => {
     expect(stats.rolledBack, context).toBeGreaterThan(0);
     expect(stats.long, context).toBeGreaterThan(0);
     // Every kind of change went through the feed.
-    const kinds = await t.db.selectFrom('change_events').select('change').distinct().execute();
+    const kinds = await ctx.t.db.selectFrom('change_events').select('change').distinct().execute();
     expect(new Set(kinds.map((k) => k.change))).toEqual(new Set(['created', 'updated', 'withdrawn', 'delisted']));
     console.info(`change feed concurrency: ${UPSERTS} upserts by ${WRITERS} writers in ${seconds}s; ${context}`);
   });

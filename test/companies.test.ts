@@ -2,34 +2,19 @@
  * The employer directory on the imported real corpus plus rows written through the real ledger path
  * (spec: GET /v1/companies, GET /v1/companies/{slug}, Company slug rules, include_discovered).
  */
-import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Company, CompanyPage } from '../src/domain/company.ts';
 import type { Job } from '../src/domain/job.ts';
-import type { CreatedKey } from '../src/store/api-keys.ts';
-import { bearer, buildTestApp, createKey, TEST_DOCS_URL } from './helpers/app.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import { bearer, TEST_DOCS_URL, useCorpusApp } from './helpers/app.ts';
 import { addDiscoveryProvider, posting, writeCrawl } from './helpers/postings.ts';
 
 type JobPage = { data: Job[]; has_more: boolean; next_cursor: string | null };
 
 describe('employer directory', () => {
-  let t: TestDatabase;
-  let app: FastifyInstance;
-  let key: CreatedKey;
+  const ctx = useCorpusApp();
 
-  beforeAll(async () => {
-    t = await createTestDatabase({ corpus: true });
-    app = await buildTestApp(t);
-    key = await createKey(t, 'scale');
-  });
-  afterAll(async () => {
-    await app.close();
-    await t.drop();
-  });
-
-  const get = (url: string) => app.inject({ method: 'GET', url, headers: bearer(key) });
+  const get = (url: string) => ctx.app.inject({ method: 'GET', url, headers: bearer(ctx.key) });
   const companies = async (query: string, limit = 50): Promise<Company[]> => {
     let rows: Company[] = [];
     let cursor: string | null = null;
@@ -63,7 +48,7 @@ describe('employer directory', () => {
         FROM jobs j JOIN companies c ON c.id = j.company_id
         WHERE j.served
         GROUP BY c.id
-        ORDER BY count(*) DESC, c.name, c.slug`.execute(t.db)
+        ORDER BY count(*) DESC, c.name, c.slug`.execute(ctx.t.db)
     ).rows;
 
   it('lists every company with a served row; open_roles equals the rows /v1/jobs?company=<slug> pages through', async () => {
@@ -76,7 +61,7 @@ describe('employer directory', () => {
       expect(jobs.length, company.slug).toBe(company.open_roles);
       expect(jobs.every((j) => j.company_slug === company.slug)).toBe(true);
     }
-    const served = await t.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('served', '=', true).executeTakeFirstOrThrow();
+    const served = await ctx.t.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('served', '=', true).executeTakeFirstOrThrow();
     expect(all.reduce((sum, c) => sum + c.open_roles!, 0)).toBe(Number(served.n));
   });
 
@@ -136,7 +121,7 @@ describe('employer directory', () => {
     expect(legacy.map((c) => c.slug)).toEqual(agencies.map((c) => c.slug));
     expect(agencies.every((c) => c.source_types!.includes('public_agency'))).toBe(true);
     const federal = await sql<{ n: number }>`
-      SELECT count(DISTINCT j.company_id)::int AS n FROM jobs j WHERE j.served AND j.provider_id = 'usajobs'`.execute(t.db);
+      SELECT count(DISTINCT j.company_id)::int AS n FROM jobs j WHERE j.served AND j.provider_id = 'usajobs'`.execute(ctx.t.db);
     expect(agencies.length).toBe(federal.rows[0]!.n);
     expect((await companies('source_type=aggregator')).length).toBe(0);
 
@@ -147,10 +132,10 @@ describe('employer directory', () => {
   });
 
   it('lists discovered companies only with include_discovered, with open_roles 0 and their own-site roles', async () => {
-    await addDiscoveryProvider(t.db, 'careers-test', 'Careers pages (test)');
+    await addDiscoveryProvider(ctx.t.db, 'careers-test', 'Careers pages (test)');
     const known = (await companies(''))[10]!;
-    const knownRow = await t.db.selectFrom('companies').select(['name', 'domain']).where('slug', '=', known.slug!).executeTakeFirstOrThrow();
-    await writeCrawl(t.db, {
+    const knownRow = await ctx.t.db.selectFrom('companies').select(['name', 'domain']).where('slug', '=', known.slug!).executeTakeFirstOrThrow();
+    await writeCrawl(ctx.t.db, {
       providerId: 'careers-test',
       board: 'kestrel',
       companyDomain: 'kestrel-analytics.example',
@@ -159,7 +144,7 @@ describe('employer directory', () => {
         posting('k-2', 'Product Designer', { name: 'Kestrel Analytics', domain: 'kestrel-analytics.example' }),
       ],
     });
-    await writeCrawl(t.db, {
+    await writeCrawl(ctx.t.db, {
       providerId: 'careers-test',
       board: known.slug!,
       postings: [posting('known-1', 'Account Executive', { name: knownRow.name, domain: knownRow.domain ?? undefined })],
@@ -195,26 +180,26 @@ describe('employer directory', () => {
   });
 
   it('answers a retired slug with 301 to the current one, never cached, after a rename', async () => {
-    await writeCrawl(t.db, {
+    await writeCrawl(ctx.t.db, {
       providerId: 'greenhouse',
       board: 'ottertech',
       companyDomain: 'ottertech.example',
       postings: [posting('o-1', 'Backend Engineer', { name: 'Otter Tech', domain: 'ottertech.example' })],
     });
     expect(((await get('/v1/companies/otter-tech')).json() as { data: Company }).data).toMatchObject({ name: 'Otter Tech', open_roles: 1 });
-    await writeCrawl(t.db, {
+    await writeCrawl(ctx.t.db, {
       providerId: 'greenhouse',
       board: 'ottertech',
       companyDomain: 'ottertech.example',
       postings: [posting('o-1', 'Backend Engineer', { name: 'Otter Robotics', domain: 'ottertech.example' })],
     });
 
-    for (const [prefix, headers] of [['/v1', bearer(key)], ['/public', {}]] as const) {
-      const old = await app.inject({ method: 'GET', url: `${prefix}/companies/otter-tech`, headers });
+    for (const [prefix, headers] of [['/v1', bearer(ctx.key)], ['/public', {}]] as const) {
+      const old = await ctx.app.inject({ method: 'GET', url: `${prefix}/companies/otter-tech`, headers });
       expect(old.statusCode).toBe(301);
       expect(old.headers.location).toBe(`${prefix}/companies/otter-robotics`);
       expect(old.headers['cache-control']).toBe('no-store');
-      const current = await app.inject({ method: 'GET', url: old.headers.location as string, headers });
+      const current = await ctx.app.inject({ method: 'GET', url: old.headers.location as string, headers });
       expect(current.statusCode).toBe(200);
       expect((current.json() as { data: Company }).data).toMatchObject({ slug: 'otter-robotics', name: 'Otter Robotics', domain: 'ottertech.example', open_roles: 1 });
     }
@@ -225,13 +210,13 @@ describe('employer directory', () => {
   });
 
   it('gives one of two companies with the same bare slug a hash suffix; both resolve', async () => {
-    await writeCrawl(t.db, {
+    await writeCrawl(ctx.t.db, {
       providerId: 'lever',
       board: 'nimbus-io',
       companyDomain: 'nimbus.io',
       postings: [posting('n-1', 'SRE', { name: 'Nimbus', domain: 'nimbus.io' })],
     });
-    await writeCrawl(t.db, {
+    await writeCrawl(ctx.t.db, {
       providerId: 'lever',
       board: 'nimbus-dev',
       companyDomain: 'nimbus.dev',
@@ -252,7 +237,7 @@ describe('employer directory', () => {
   });
 
   it('serves the keyless twin: one page of at most 50, no paging, cached for 600 s', async () => {
-    const res = await app.inject({ method: 'GET', url: '/public/companies?limit=500' });
+    const res = await ctx.app.inject({ method: 'GET', url: '/public/companies?limit=500' });
     expect(res.statusCode).toBe(200);
     expect(res.headers['cache-control']).toBe('public, max-age=600');
     expect(res.headers['access-control-allow-origin']).toBe('*');
@@ -261,11 +246,11 @@ describe('employer directory', () => {
     expect(page.data).toHaveLength(50);
     const keyed = (await get('/v1/companies?limit=50')).json() as CompanyPage;
     expect(page.data).toEqual(keyed.data);
-    expect((await app.inject({ method: 'GET', url: '/public/companies?cursor=abc' })).json().error).toBe('key_required_to_page');
-    expect((await app.inject({ method: 'GET', url: '/public/companies?offset=50' })).json().error).toBe('key_required_to_page');
-    const one = await app.inject({ method: 'GET', url: `/public/companies/${page.data[0]!.slug}` });
+    expect((await ctx.app.inject({ method: 'GET', url: '/public/companies?cursor=abc' })).json().error).toBe('key_required_to_page');
+    expect((await ctx.app.inject({ method: 'GET', url: '/public/companies?offset=50' })).json().error).toBe('key_required_to_page');
+    const one = await ctx.app.inject({ method: 'GET', url: `/public/companies/${page.data[0]!.slug}` });
     expect(one.headers['cache-control']).toBe('public, max-age=600');
     expect((one.json() as { data: Company }).data).toEqual(page.data[0]);
-    expect((await app.inject({ method: 'GET', url: '/v1/companies' })).statusCode).toBe(401);
+    expect((await ctx.app.inject({ method: 'GET', url: '/v1/companies' })).statusCode).toBe(401);
   });
 });

@@ -8,12 +8,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { buildTestApp } from './helpers/app.ts';
+import { useTestApp } from './helpers/app.ts';
 import { Contract, type OpenApiDocument } from './helpers/contract.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 
 const require = createRequire(import.meta.url);
 const REDOCLY = require.resolve('@redocly/cli/bin/cli.js');
@@ -23,21 +21,16 @@ type Operation = { operationId?: string; security?: unknown[]; parameters?: Arra
 type Doc = OpenApiDocument & { openapi: string; info: { version: string }; paths: Record<string, Record<string, Operation>>; components: { securitySchemes: Record<string, unknown> } };
 
 describe('the OpenAPI contract', () => {
-  let t: TestDatabase;
-  let app: FastifyInstance;
+  const ctx = useTestApp({ key: false });
   let doc: Doc;
   let dir: string;
 
   beforeAll(async () => {
-    t = await createTestDatabase();
-    app = await buildTestApp(t);
-    doc = (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).json() as Doc;
+    doc = (await ctx.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json() as Doc;
     dir = mkdtempSync(path.join(tmpdir(), 'jobledger-openapi-'));
   });
   afterAll(async () => {
     rmSync(dir, { recursive: true, force: true });
-    await app.close();
-    await t.drop();
   });
 
   function lint(file: string): { errors: number; warnings: number; output: string } {
@@ -54,9 +47,9 @@ describe('the OpenAPI contract', () => {
 
   it('lints with zero errors under Redocly CLI (recommended rules), as JSON and as YAML', async () => {
     const json = path.join(dir, 'openapi.json');
-    writeFileSync(json, (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).body);
+    writeFileSync(json, (await ctx.app.inject({ method: 'GET', url: '/v1/openapi.json' })).body);
     const yaml = path.join(dir, 'openapi.yaml');
-    writeFileSync(yaml, (await app.inject({ method: 'GET', url: '/v1/openapi.yaml' })).body);
+    writeFileSync(yaml, (await ctx.app.inject({ method: 'GET', url: '/v1/openapi.yaml' })).body);
     for (const file of [json, yaml]) {
       const result = lint(file);
       expect(result.errors, result.output).toBe(0);
@@ -68,19 +61,19 @@ describe('the OpenAPI contract', () => {
     expect(doc.info.version).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(Number.isNaN(Date.parse(doc.info.version))).toBe(false);
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
-    const pub = await app.inject({ method: 'GET', url: '/public/openapi.json' });
+    const pub = await ctx.app.inject({ method: 'GET', url: '/public/openapi.json' });
     expect(pub.json()).toEqual(doc);
     expect(pub.headers['cache-control']).toBe('public, max-age=3600');
     expect(pub.headers['access-control-allow-origin']).toBe('*');
     for (const url of ['/v1/openapi.yaml', '/public/openapi.yaml']) {
-      const res = await app.inject({ method: 'GET', url });
+      const res = await ctx.app.inject({ method: 'GET', url });
       expect(res.headers['content-type']).toBe('application/yaml; charset=utf-8');
       expect(parseYaml(res.body)).toEqual(doc);
     }
   });
 
   it('documents every registered route, and every documented route is registered', () => {
-    const registered = app.registeredRoutes
+    const registered = ctx.app.registeredRoutes
       // HEAD twins are generated for every GET; OPTIONS * answers CORS preflights.
       .filter((r) => r.method !== 'HEAD' && r.method !== 'OPTIONS')
       .map((r) => `${r.method} ${r.url.replace(/:([A-Za-z_]+)/g, '{$1}')}`)
@@ -135,14 +128,14 @@ describe('the OpenAPI contract', () => {
 
   it('answers another method on a known path with 405 method_not_allowed and Allow, an unknown path with 404', async () => {
     for (const [method, url] of [['POST', '/v1/jobs'], ['DELETE', '/public/jobs/some-slug'], ['PUT', '/v1/meta/facets?x=1']] as const) {
-      const res = await app.inject({ method, url });
+      const res = await ctx.app.inject({ method, url });
       expect(res.statusCode, `${method} ${url}`).toBe(405);
       expect(res.headers.allow).toBe('GET, HEAD');
-      expect(res.json()).toMatchObject({ error: 'method_not_allowed', message: `${url.split('?')[0]} answers GET and HEAD only, not ${method}.` });
+      expect(res.json()).toMatchObject({ error: 'method_not_allowed', message: `"${url.split('?')[0]}" answers GET and HEAD only, not ${method}.` });
     }
-    const unknown = await app.inject({ method: 'POST', url: '/v1/nothing-here' });
+    const unknown = await ctx.app.inject({ method: 'POST', url: '/v1/nothing-here' });
     expect(unknown.statusCode).toBe(404);
-    expect(unknown.json()).toMatchObject({ error: 'not_found', message: 'No endpoint answers POST /v1/nothing-here.' });
+    expect(unknown.json()).toMatchObject({ error: 'not_found', message: 'No endpoint answers POST "/v1/nothing-here".' });
   });
 
   it('validates responses: conforming ones pass, broken ones are caught', () => {

@@ -2,13 +2,10 @@
  * The bundled real feeds, imported through the production path (replay server → fetcher → connectors →
  * enrichment → quality gate → ledger), as a client sees them on /v1/jobs.
  */
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { FIELD_SOURCE_KEYS } from '../src/domain/field-sources.ts';
 import type { Job } from '../src/domain/job.ts';
-import type { CreatedKey } from '../src/store/api-keys.ts';
-import { bearer, buildTestApp, createKey } from './helpers/app.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import { bearer, useCorpusApp } from './helpers/app.ts';
 
 const ALWAYS = ['id', 'slug', 'title', 'company', 'company_slug', 'remote_inferred', 'last_verified_at', 'status', 'source', 'source_type', 'provider_type', 'has_description', 'field_sources'];
 const NULLABLE = ['category_confidence', 'closed_at', 'closed_reason', 'salary_min_annual_eur'];
@@ -18,29 +15,20 @@ const OMITTED_WHEN_EMPTY = [
 ];
 
 describe('the imported real corpus on /v1/jobs', () => {
-  let t: TestDatabase;
-  let app: FastifyInstance;
-  let key: CreatedKey;
+  const ctx = useCorpusApp();
   let all: Job[] = [];
 
   beforeAll(async () => {
-    t = await createTestDatabase({ corpus: true });
-    app = await buildTestApp(t);
-    key = await createKey(t, 'scale');
     let cursor: string | null = null;
     do {
       const url: string = `/v1/jobs?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-      const res = await app.inject({ method: 'GET', url, headers: bearer(key) });
+      const res = await ctx.app.inject({ method: 'GET', url, headers: bearer(ctx.key) });
       expect(res.statusCode).toBe(200);
       const page = res.json() as { data: Job[]; has_more: boolean; next_cursor: string | null };
       all = all.concat(page.data);
       expect(page.has_more).toBe(page.next_cursor !== null);
       cursor = page.next_cursor;
     } while (cursor);
-  });
-  afterAll(async () => {
-    await app.close();
-    await t.drop();
   });
 
   it('serves at least 2,000 live rows', () => {
@@ -50,7 +38,7 @@ describe('the imported real corpus on /v1/jobs', () => {
   it('visits every served row exactly once when following next_cursor to the end', async () => {
     const ids = all.map((j) => j.id);
     expect(new Set(ids).size).toBe(ids.length);
-    const served = await t.db.selectFrom('jobs').select('id').where('served', '=', true).execute();
+    const served = await ctx.t.db.selectFrom('jobs').select('id').where('served', '=', true).execute();
     expect(new Set(ids)).toEqual(new Set(served.map((r) => r.id)));
   });
 
@@ -117,7 +105,7 @@ describe('the imported real corpus on /v1/jobs', () => {
       expect(job.source_type).toBe('public_agency');
       expect(job.provider_type).toBe('government');
     }
-    const closed = await t.db
+    const closed = await ctx.t.db
       .selectFrom('jobs')
       .select(['status', 'closed_reason', 'upstream_expired_at', 'upstream_closes_at'])
       .where('provider_id', '=', 'usajobs')
@@ -132,11 +120,11 @@ describe('the imported real corpus on /v1/jobs', () => {
   });
 
   it('gives a closed announcement only with include_closed=true', async () => {
-    const row = await t.db.selectFrom('jobs').select(['id', 'slug']).where('provider_id', '=', 'usajobs').where('status', '=', 'closed').executeTakeFirstOrThrow();
-    const hidden = await app.inject({ method: 'GET', url: `/v1/jobs/${row.id}`, headers: bearer(key) });
+    const row = await ctx.t.db.selectFrom('jobs').select(['id', 'slug']).where('provider_id', '=', 'usajobs').where('status', '=', 'closed').executeTakeFirstOrThrow();
+    const hidden = await ctx.app.inject({ method: 'GET', url: `/v1/jobs/${row.id}`, headers: bearer(ctx.key) });
     expect(hidden.statusCode).toBe(404);
     expect(hidden.json().error).toBe('not_found');
-    const shown = await app.inject({ method: 'GET', url: `/v1/jobs/${row.slug}?include_closed=true`, headers: bearer(key) });
+    const shown = await ctx.app.inject({ method: 'GET', url: `/v1/jobs/${row.slug}?include_closed=true`, headers: bearer(ctx.key) });
     expect(shown.statusCode).toBe(200);
     const job = shown.json().data as Job;
     expect(job.status).toBe('closed');

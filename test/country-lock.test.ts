@@ -8,13 +8,11 @@
  * countries and close: a DE-locked key must see only DE rows, hear of a row that left DE, and never be
  * refused by the record meter, on a plan whose allowance (one record a month) refuses an unlocked key.
  */
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../src/domain/job.ts';
 import type { NormalizedJob } from '../src/domain/posting.ts';
-import type { CreatedKey } from '../src/store/api-keys.ts';
-import { bearer, buildTestApp, createKey } from './helpers/app.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import type { CreatedKey } from '../src/access/api-keys.ts';
+import { bearer, createKey, useTestApp } from './helpers/app.ts';
 import { handBuiltJob, writeHandBuiltRows } from './helpers/ledger-rows.ts';
 
 type Change = { change: string; id: string; changed_at: string; job?: Job };
@@ -65,8 +63,7 @@ function postings(board: Board, now: Date): Array<{ job: NormalizedJob }> {
 }
 
 describe('a country-locked key', () => {
-  let t: TestDatabase;
-  let app: FastifyInstance;
+  const ctx = useTestApp({ key: false });
   /** DE-locked, on the one-record plan. */
   let locked: CreatedKey;
   /** Unlocked, on the one-record plan: what the meter does to a key without the lock. */
@@ -80,7 +77,7 @@ describe('a country-locked key', () => {
   const responses: Array<{ url: string; status: number; headers: Record<string, unknown> }> = [];
 
   const get = async (url: string, key: CreatedKey = locked) => {
-    const res = await app.inject({ method: 'GET', url, headers: bearer(key) });
+    const res = await ctx.app.inject({ method: 'GET', url, headers: bearer(key) });
     if (key === locked) responses.push({ url, status: res.statusCode, headers: res.headers });
     return res;
   };
@@ -89,15 +86,13 @@ describe('a country-locked key', () => {
     expect(res.statusCode, path).toBe(200);
     return res.json() as Feed<Change>;
   };
-  const slugOf = async (name: string) => (await t.db.selectFrom('companies').select('slug').where('name', '=', name).executeTakeFirstOrThrow()).slug;
+  const slugOf = async (name: string) => (await ctx.t.db.selectFrom('companies').select('slug').where('name', '=', name).executeTakeFirstOrThrow()).slug;
   const countryOf = (page: { data: Job[] }) => page.data.map((j) => j.country);
   const idsOf = (items: Array<{ id: string }>) => items.map((i) => i.id).sort();
   const named = (...names: string[]) => names.map((n) => ids[n]!).sort();
 
   beforeAll(async () => {
-    t = await createTestDatabase();
-    app = await buildTestApp(t);
-    await t.db
+    await ctx.t.db
       .insertInto('plans')
       .values({
         id: TINY_PLAN,
@@ -111,20 +106,16 @@ describe('a country-locked key', () => {
         purchasable: false,
       })
       .execute();
-    locked = await createKey(t, TINY_PLAN, { countryLock: 'DE' });
-    metered = await createKey(t, TINY_PLAN);
-    open = await createKey(t, 'scale');
+    locked = await createKey(ctx.t, TINY_PLAN, { countryLock: 'DE' });
+    metered = await createKey(ctx.t, TINY_PLAN);
+    open = await createKey(ctx.t, 'scale');
 
-    await writeHandBuiltRows(t.db, postings(FIRST, new Date()), { board: 'country-lock' });
-    for (const r of await t.db.selectFrom('jobs').select(['id', 'source_posting_id']).execute()) ids[r.source_posting_id] = r.id;
+    await writeHandBuiltRows(ctx.t.db, postings(FIRST, new Date()), { board: 'country-lock' });
+    for (const r of await ctx.t.db.selectFrom('jobs').select(['id', 'source_posting_id']).execute()) ids[r.source_posting_id] = r.id;
     const first = await feed('/v1/changes', '1970-01-01T00:00:00Z', open);
     afterFirst = first.next_since;
-    await writeHandBuiltRows(t.db, postings(SECOND, new Date()), { board: 'country-lock' });
-    await writeHandBuiltRows(t.db, postings(THIRD, new Date()), { board: 'country-lock' });
-  });
-  afterAll(async () => {
-    await app?.close();
-    await t?.drop();
+    await writeHandBuiltRows(ctx.t.db, postings(SECOND, new Date()), { board: 'country-lock' });
+    await writeHandBuiltRows(ctx.t.db, postings(THIRD, new Date()), { board: 'country-lock' });
   });
 
   describe('GET /v1/changes', () => {

@@ -3,13 +3,10 @@
  * /v1/meta/facets, /v1/meta/providers, /public/facets, /public/providers): every facet value, sent to
  * /v1/jobs and paged to the end, yields exactly the facet's count.
  */
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../src/domain/job.ts';
 import { CATEGORY_FAMILIES, EMPLOYMENT_TYPES, SENIORITY_LEVELS, US_STATES } from '../src/domain/vocabulary.ts';
-import type { CreatedKey } from '../src/store/api-keys.ts';
-import { bearer, buildTestApp, createUnlimitedKey } from './helpers/app.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import { bearer, useCorpusApp } from './helpers/app.ts';
 
 interface Entry {
   value: string;
@@ -35,22 +32,13 @@ interface ProviderEntry {
 }
 
 describe('facets and providers', () => {
-  let t: TestDatabase;
-  let app: FastifyInstance;
-  let key: CreatedKey;
+  const ctx = useCorpusApp({ key: 'unlimited' });
   let facets: Facets;
 
   beforeAll(async () => {
-    t = await createTestDatabase({ corpus: true });
-    app = await buildTestApp(t);
-    key = await createUnlimitedKey(t);
-    const res = await app.inject({ method: 'GET', url: '/v1/meta/facets', headers: bearer(key) });
+    const res = await ctx.app.inject({ method: 'GET', url: '/v1/meta/facets', headers: bearer(ctx.key) });
     expect(res.statusCode).toBe(200);
     facets = res.json() as Facets;
-  });
-  afterAll(async () => {
-    await app.close();
-    await t.drop();
   });
 
   /** Rows /v1/jobs gives for one query, paged to the end. */
@@ -58,7 +46,7 @@ describe('facets and providers', () => {
     let n = 0;
     let cursor: string | null = null;
     do {
-      const res = await app.inject({ method: 'GET', url: `/v1/jobs?${query}&limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, headers: bearer(key) });
+      const res = await ctx.app.inject({ method: 'GET', url: `/v1/jobs?${query}&limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, headers: bearer(ctx.key) });
       expect(res.statusCode, `${query}: ${res.body.slice(0, 200)}`).toBe(200);
       const page = res.json() as { data: Job[]; next_cursor: string | null };
       n += page.data.length;
@@ -69,7 +57,7 @@ describe('facets and providers', () => {
 
   it('lists every group with entries of value, label and live count, and says how fresh they are', async () => {
     expect(Object.keys(facets.data).sort()).toEqual(['city', 'country', 'employment', 'family', 'provider', 'remote', 'seniority', 'source_type', 'state']);
-    const served = await t.db.selectFrom('jobs').where('served', '=', true).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const served = await ctx.t.db.selectFrom('jobs').where('served', '=', true).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     expect(facets.live_listings).toBe(Number(served.n));
     expect(Date.now() - Date.parse(facets.measured_at)).toBeLessThan(60_000);
     expect(facets.age_seconds).toBeLessThan(60);
@@ -109,16 +97,16 @@ describe('facets and providers', () => {
   );
 
   it('serves the same vocabularies keyless, cacheable and open cross-origin', async () => {
-    const res = await app.inject({ method: 'GET', url: '/public/facets', headers: { origin: 'https://example.org' } });
+    const res = await ctx.app.inject({ method: 'GET', url: '/public/facets', headers: { origin: 'https://example.org' } });
     expect(res.statusCode).toBe(200);
     expect(res.headers['cache-control']).toBe('public, max-age=300');
     expect(res.headers['access-control-allow-origin']).toBe('*');
     expect((res.json() as Facets).data).toEqual(facets.data);
-    expect((await app.inject({ method: 'GET', url: '/v1/meta/facets' })).statusCode).toBe(401);
+    expect((await ctx.app.inject({ method: 'GET', url: '/v1/meta/facets' })).statusCode).toBe(401);
   });
 
   it('lists every redistributable provider with live rows and description coverage', async () => {
-    const res = await app.inject({ method: 'GET', url: '/v1/meta/providers', headers: bearer(key) });
+    const res = await ctx.app.inject({ method: 'GET', url: '/v1/meta/providers', headers: bearer(ctx.key) });
     expect(res.statusCode).toBe(200);
     const body = res.json() as { data: ProviderEntry[]; measured_at: string; age_seconds: number };
     expect(body.data.map((p) => p.provider).sort()).toEqual(['ashby', 'greenhouse', 'lever', 'usajobs']);
@@ -134,13 +122,13 @@ describe('facets and providers', () => {
     expect(body.data.find((p) => p.provider === 'usajobs')!.with_description_pct).toBe(0);
     expect(body.data.find((p) => p.provider === 'ashby')!.with_description_pct).toBeGreaterThan(90);
 
-    const keyless = await app.inject({ method: 'GET', url: '/public/providers' });
+    const keyless = await ctx.app.inject({ method: 'GET', url: '/public/providers' });
     expect(keyless.headers['cache-control']).toBe('public, max-age=900');
     expect(keyless.json().data).toEqual(body.data);
   });
 
   it('declares the facet, provider and completeness field names in the served OpenAPI document', async () => {
-    const doc = (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
+    const doc = (await ctx.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
     const text = JSON.stringify(doc);
     for (const path of ['/v1/meta/facets', '/v1/meta/providers', '/public/facets', '/public/providers']) expect(doc.paths[path]?.get, path).toBeDefined();
     for (const name of ['with_description_pct', 'refresh_seconds', 'measured_at', 'live_listings', 'completeness', 'quality_rule_id', 'include_poster_type', 'require_fields']) {

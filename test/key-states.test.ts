@@ -8,7 +8,7 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey, revokeApiKey, rotateApiKey, type CreatedKey } from '../src/store/api-keys.ts';
+import { createApiKey, revokeApiKey, rotateApiKey, type CreatedKey } from '../src/access/api-keys.ts';
 import { buildTestApp, TEST_DOCS_URL } from './helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 

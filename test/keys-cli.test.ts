@@ -5,29 +5,18 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp } from './helpers/app.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from './helpers/app.ts';
 
 const run = promisify(execFile);
 const BIN = path.resolve(import.meta.dirname, '../bin/jobledger.js');
 
 describe('jobledger keys', () => {
-  let t: TestDatabase;
-  let app: FastifyInstance;
+  const ctx = useTestApp({ key: false });
   const jobledger = (...args: string[]) =>
-    run(process.execPath, [BIN, ...args], { env: { ...process.env, LOG_LEVEL: 'warn', CI: 'true', DATABASE_URL: t.url }, timeout: 60_000 });
-  const status = async (secret: string) => (await app.inject({ method: 'GET', url: '/v1/me', headers: { authorization: `Bearer ${secret}` } })).statusCode;
+    run(process.execPath, [BIN, ...args], { env: { ...process.env, LOG_LEVEL: 'warn', CI: 'true', DATABASE_URL: ctx.t.url }, timeout: 60_000 });
+  const status = async (secret: string) => (await ctx.app.inject({ method: 'GET', url: '/v1/me', headers: { authorization: `Bearer ${secret}` } })).statusCode;
 
-  beforeAll(async () => {
-    t = await createTestDatabase();
-    app = await buildTestApp(t);
-  });
-  afterAll(async () => {
-    await app.close();
-    await t.drop();
-  });
 
   it('explains the lifecycle commands with --help', async () => {
     for (const command of ['rotate', 'revoke', 'rename']) {
@@ -42,7 +31,7 @@ describe('jobledger keys', () => {
     const id = /^key ([0-9a-f-]{36}) \((jl_[a-z2-9]{8})/.exec(created.stdout)![1]!;
     const prefix = secret.slice(0, 11);
     expect(await status(secret)).toBe(200);
-    expect((await app.inject({ method: 'GET', url: '/v1/me', headers: { authorization: `Bearer ${secret}` } })).json()).toMatchObject({
+    expect((await ctx.app.inject({ method: 'GET', url: '/v1/me', headers: { authorization: `Bearer ${secret}` } })).json()).toMatchObject({
       plan: 'growth',
       country_lock: 'DE',
       entitlements: ['delta_feed', 'single_country'],
@@ -68,7 +57,7 @@ describe('jobledger keys', () => {
     expect((await jobledger('keys', 'revoke', id)).stdout).toContain('was already revoked at');
     expect((await jobledger('keys', 'list')).stdout).toMatch(new RegExp(`${prefix}\\s+growth\\s+revoked`));
     // The row is kept for audit.
-    expect(await t.db.selectFrom('api_keys').select('status').where('id', '=', id).executeTakeFirstOrThrow()).toEqual({ status: 'revoked' });
+    expect(await ctx.t.db.selectFrom('api_keys').select('status').where('id', '=', id).executeTakeFirstOrThrow()).toEqual({ status: 'revoked' });
 
     await expect(jobledger('keys', 'rotate', prefix)).rejects.toMatchObject({ stderr: expect.stringContaining('is revoked; revocation is permanent') });
   });
@@ -80,7 +69,7 @@ describe('jobledger keys', () => {
     const line = async () => (await jobledger('keys', 'list')).stdout.split('\n').find((l) => l.startsWith(id))!;
     expect(await line()).toContain('last used never');
 
-    const lastUsed = async () => (await t.db.selectFrom('api_keys').select('last_used_at').where('id', '=', id).executeTakeFirstOrThrow()).last_used_at;
+    const lastUsed = async () => (await ctx.t.db.selectFrom('api_keys').select('last_used_at').where('id', '=', id).executeTakeFirstOrThrow()).last_used_at;
     const before = Date.now();
     expect(await status(secret)).toBe(200);
     // The stamp is written off the request path: wait for it.

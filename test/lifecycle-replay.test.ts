@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../src/domain/job.ts';
 import { FIXTURES_DIR } from '../src/ingest/bundled-feeds.ts';
 import { USAJOBS_REPLAY_PREFIX } from '../src/ingest/replay-server.ts';
-import type { CreatedKey } from '../src/store/api-keys.ts';
+import type { CreatedKey } from '../src/access/api-keys.ts';
 import { sweepUpstreamClosures } from '../src/store/ledger.ts';
 import type { CrawlTargetRow } from '../src/store/schema.ts';
 import { bearer, buildTestApp, createKey } from './helpers/app.ts';

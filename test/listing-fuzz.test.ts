@@ -5,13 +5,10 @@
  * a clear error ... never a 500"). 2,400 requests in all.
  */
 import fc from 'fast-check';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_STATUS } from '../src/domain/errors.ts';
 import { CATEGORY_FAMILIES, EMPLOYMENT_TYPES, REMOTE_VALUES, SENIORITY_LEVELS, SOURCE_TYPES, US_STATES } from '../src/domain/vocabulary.ts';
-import type { CreatedKey } from '../src/store/api-keys.ts';
-import { bearer, buildTestApp, createUnlimitedKey } from './helpers/app.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import { bearer, useCorpusApp } from './helpers/app.ts';
 
 
 const BOOLEANS = ['true', 'false', '1', '0', 'yes', 'no'];
@@ -104,27 +101,18 @@ const queryString: fc.Arbitrary<string> = fc
   );
 
 describe('fuzzing the listing parameters', () => {
-  let t: TestDatabase;
-  let app: FastifyInstance;
-  let key: CreatedKey;
+  const ctx = useCorpusApp({ key: 'unlimited' });
   let cursors: string[];
 
   beforeAll(async () => {
-    t = await createTestDatabase({ corpus: true });
-    app = await buildTestApp(t);
-    key = await createUnlimitedKey(t);
-    const first = await app.inject({ method: 'GET', url: '/v1/jobs?limit=3', headers: bearer(key) });
+    const first = await ctx.app.inject({ method: 'GET', url: '/v1/jobs?limit=3', headers: bearer(ctx.key) });
     cursors = [first.json().next_cursor as string];
-  });
-  afterAll(async () => {
-    await app.close();
-    await t.drop();
   });
 
   async function check(url: string, headers: Record<string, string>): Promise<void> {
     let res;
     try {
-      res = await app.inject({ method: 'GET', url, headers });
+      res = await ctx.app.inject({ method: 'GET', url, headers });
     } catch (error) {
       // A URL the HTTP layer itself cannot represent is the client's problem, not a server error.
       expect((error as Error).message).toMatch(/invalid|URI|character/i);
@@ -147,7 +135,7 @@ describe('fuzzing the listing parameters', () => {
     await fc.assert(
       fc.asyncProperty(withCursor, async ([query, cursor]) => {
         const suffix = cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`;
-        await check(`/v1/jobs?${query}${suffix}`, bearer(key));
+        await check(`/v1/jobs?${query}${suffix}`, bearer(ctx.key));
       }),
       { numRuns: 1600 },
     );

@@ -2,31 +2,16 @@
  * Listing semantics on the imported real corpus: filters of this release, clamps, cursors, errors,
  * and the keyless mirror (spec: GET /v1/jobs, Keyless endpoints, Errors).
  */
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Job } from '../src/domain/job.ts';
-import type { CreatedKey } from '../src/store/api-keys.ts';
-import { bearer, buildTestApp, createKey, TEST_DOCS_URL } from './helpers/app.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import { bearer, TEST_DOCS_URL, useCorpusApp } from './helpers/app.ts';
 
 type Page = { data: Job[]; has_more: boolean; next_cursor: string | null };
 
 describe('job listings', () => {
-  let t: TestDatabase;
-  let app: FastifyInstance;
-  let key: CreatedKey;
+  const ctx = useCorpusApp();
 
-  beforeAll(async () => {
-    t = await createTestDatabase({ corpus: true });
-    app = await buildTestApp(t);
-    key = await createKey(t, 'scale');
-  });
-  afterAll(async () => {
-    await app.close();
-    await t.drop();
-  });
-
-  const v1 = (query: string) => app.inject({ method: 'GET', url: `/v1/jobs${query}`, headers: bearer(key) });
+  const v1 = (query: string) => ctx.app.inject({ method: 'GET', url: `/v1/jobs${query}`, headers: bearer(ctx.key) });
   const all = async (query: string): Promise<Job[]> => {
     let rows: Job[] = [];
     let cursor: string | null = null;
@@ -43,7 +28,7 @@ describe('job listings', () => {
     const row = await where(base()).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     return row.n;
   };
-  const base = () => t.db.selectFrom('jobs').where('served', '=', true);
+  const base = () => ctx.t.db.selectFrom('jobs').where('served', '=', true);
 
   it('defaults to 25 rows, clamps limit to the plan maximum, and ignores a non-numeric limit', async () => {
     expect(((await v1('')).json() as Page).data).toHaveLength(25);
@@ -142,24 +127,24 @@ describe('job listings', () => {
   it('finds one row by id and by slug, with its description', async () => {
     const job = ((await v1('?limit=1')).json() as Page).data[0]!;
     for (const ref of [job.id, job.slug, job.id.toUpperCase()]) {
-      const res = await app.inject({ method: 'GET', url: `/v1/jobs/${ref}`, headers: bearer(key) });
+      const res = await ctx.app.inject({ method: 'GET', url: `/v1/jobs/${ref}`, headers: bearer(ctx.key) });
       expect(res.statusCode).toBe(200);
       expect(res.json().data.id).toBe(job.id);
       if (job.has_description) expect(res.json().data.description.length).toBeGreaterThan(0);
     }
-    const missing = await app.inject({ method: 'GET', url: '/v1/jobs/00000000-0000-4000-8000-000000000000', headers: bearer(key) });
+    const missing = await ctx.app.inject({ method: 'GET', url: '/v1/jobs/00000000-0000-4000-8000-000000000000', headers: bearer(ctx.key) });
     expect(missing.statusCode).toBe(404);
     expect(missing.json().error).toBe('not_found');
   });
 
   it('answers an unknown path with a JSON not_found', async () => {
-    const res = await app.inject({ method: 'GET', url: '/v1/nothing-here', headers: bearer(key) });
+    const res = await ctx.app.inject({ method: 'GET', url: '/v1/nothing-here', headers: bearer(ctx.key) });
     expect(res.statusCode).toBe(404);
     expect(res.json()).toEqual({ error: 'not_found', message: expect.any(String), docs: `${TEST_DOCS_URL}#not_found` });
   });
 
   describe('the keyless mirror', () => {
-    const pub = (url: string, headers: Record<string, string> = {}) => app.inject({ method: 'GET', url, headers });
+    const pub = (url: string, headers: Record<string, string> = {}) => ctx.app.inject({ method: 'GET', url, headers });
 
     it('serves the same rows as the keyed surface, at most 50, without paging', async () => {
       const res = await pub('/public/jobs?country=US&limit=500');
@@ -187,7 +172,7 @@ describe('job listings', () => {
       expect(one.statusCode).toBe(200);
       expect(one.headers['cache-control']).toBe('public, max-age=600');
       expect(one.headers['access-control-allow-origin']).toBe('*');
-      const keyed = await app.inject({ method: 'GET', url: '/v1/jobs', headers: { ...bearer(key), origin: 'https://example.org' } });
+      const keyed = await ctx.app.inject({ method: 'GET', url: '/v1/jobs', headers: { ...bearer(ctx.key), origin: 'https://example.org' } });
       expect(keyed.headers['access-control-allow-origin']).toBeUndefined();
     });
   });

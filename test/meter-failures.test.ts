@@ -11,7 +11,7 @@ import pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectRedis, REDIS_COMMAND_TIMEOUT_MS } from '../src/access/counters.ts';
-import { createApiKey } from '../src/store/api-keys.ts';
+import { createApiKey } from '../src/access/api-keys.ts';
 import { bearer, buildTestApp, uniqueRedisPrefix } from './helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 import { freePort } from './helpers/ports.ts';

@@ -7,7 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../src/domain/job.ts';
-import { createApiKey, type CreatedKey } from '../src/store/api-keys.ts';
+import { createApiKey, type CreatedKey } from '../src/access/api-keys.ts';
 import { bearer, buildTestApp, TEST_DOCS_URL } from './helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 

@@ -6,40 +6,25 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Job } from '../src/domain/job.ts';
 import { addOptout, listOptouts, OptoutInputError, revokeOptout } from '../src/store/optouts.ts';
-import type { CreatedKey } from '../src/store/api-keys.ts';
-import { bearer, buildTestApp, createKey } from './helpers/app.ts';
+import { bearer, useCorpusApp } from './helpers/app.ts';
 import { replayPipeline } from './helpers/corpus.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 
 const run = promisify(execFile);
 const BIN = path.resolve(import.meta.dirname, '../bin/jobledger.js');
 
 describe('employer opt-outs', () => {
-  let t: TestDatabase;
-  let app: FastifyInstance;
-  let key: CreatedKey;
-
-  beforeAll(async () => {
-    t = await createTestDatabase({ corpus: true });
-    app = await buildTestApp(t);
-    key = await createKey(t, 'scale');
-  });
-  afterAll(async () => {
-    await app.close();
-    await t.drop();
-  });
+  const ctx = useCorpusApp();
 
   const servedFor = async (company: string): Promise<Job[]> => {
-    const res = await app.inject({ method: 'GET', url: `/v1/jobs?company=${company}&limit=200`, headers: bearer(key) });
+    const res = await ctx.app.inject({ method: 'GET', url: `/v1/jobs?company=${company}&limit=200`, headers: bearer(ctx.key) });
     expect(res.statusCode).toBe(200);
     return res.json().data as Job[];
   };
   const populations = async () => {
-    const rows = await t.db
+    const rows = await ctx.t.db
       .selectFrom('jobs')
       .select((eb) => [
         eb.fn.countAll<string>().as('all'),
@@ -52,9 +37,9 @@ describe('employer opt-outs', () => {
   };
 
   it('refuses input it cannot act on, with a message naming the problem', async () => {
-    await expect(addOptout(t.db, { verifiedBy: 'x', verifiedAt: new Date() })).rejects.toThrow(OptoutInputError);
-    await expect(addOptout(t.db, { domain: 'not a domain', verifiedBy: 'x', verifiedAt: new Date() })).rejects.toThrow(/not a domain/);
-    await expect(addOptout(t.db, { companySlug: 'no-such-company', verifiedBy: 'x', verifiedAt: new Date() })).rejects.toThrow(/no company with slug/);
+    await expect(addOptout(ctx.t.db, { verifiedBy: 'x', verifiedAt: new Date() })).rejects.toThrow(OptoutInputError);
+    await expect(addOptout(ctx.t.db, { domain: 'not a domain', verifiedBy: 'x', verifiedAt: new Date() })).rejects.toThrow(/not a domain/);
+    await expect(addOptout(ctx.t.db, { companySlug: 'no-such-company', verifiedBy: 'x', verifiedAt: new Date() })).rejects.toThrow(/no company with slug/);
   });
 
   it('hides every row of the employer at once (CLI), withdraws the served ones, and keeps the populations reconciled', async () => {
@@ -62,41 +47,41 @@ describe('employer opt-outs', () => {
     expect(before.length).toBeGreaterThan(10);
     const counts = await populations();
     const { stdout } = await run(process.execPath, [BIN, 'optout', 'add', '--domain', 'https://www.ramp.com/careers', '--verified-by', 'reply from people@ramp.com (test)'], {
-      env: { ...process.env, LOG_LEVEL: 'warn', CI: 'true', DATABASE_URL: t.url },
+      env: { ...process.env, LOG_LEVEL: 'warn', CI: 'true', DATABASE_URL: ctx.t.url },
       timeout: 60_000,
     });
     expect(stdout).toMatch(new RegExp(`rows hidden \\(${before.length} were served and are withdrawn\\)`));
     expect(await servedFor('ramp')).toEqual([]);
-    const hidden = await t.db.selectFrom('jobs').innerJoin('companies', 'companies.id', 'jobs.company_id').select(['withheld_kind', 'quality_rule_id']).where('companies.domain', '=', 'ramp.com').execute();
+    const hidden = await ctx.t.db.selectFrom('jobs').innerJoin('companies', 'companies.id', 'jobs.company_id').select(['withheld_kind', 'quality_rule_id']).where('companies.domain', '=', 'ramp.com').execute();
     expect(new Set(hidden.map((r) => `${r.withheld_kind} ${r.quality_rule_id}`))).toEqual(new Set(['optout_hidden employer.opted_out']));
-    const withdrawn = await t.db.selectFrom('change_events').select('job_id').where('change', '=', 'withdrawn').where('job_id', 'in', before.map((j) => j.id)).execute();
+    const withdrawn = await ctx.t.db.selectFrom('change_events').select('job_id').where('change', '=', 'withdrawn').where('job_id', 'in', before.map((j) => j.id)).execute();
     expect(withdrawn).toHaveLength(before.length);
     const after = await populations();
     expect(after.all).toBe(counts.all);
     expect(after.live + after.withheld + after.closed).toBe(after.all);
     expect(after.withheld - counts.withheld).toBe(before.length);
     // A second opt-out for the same employer is refused.
-    await expect(addOptout(t.db, { domain: 'ramp.com', verifiedBy: 'x', verifiedAt: new Date() })).rejects.toThrow(/already covers/);
+    await expect(addOptout(ctx.t.db, { domain: 'ramp.com', verifiedBy: 'x', verifiedAt: new Date() })).rejects.toThrow(/already covers/);
   });
 
   it('keeps the rows hidden when the board is crawled again, and brings them back once revoked', async () => {
-    const pipeline = await replayPipeline(t.db);
+    const pipeline = await replayPipeline(ctx.t.db);
     try {
       const ramp = pipeline.targets.filter((target) => target.id === 'ashby:ramp');
       // Force a full answer: the gate, not a 304, must decide.
-      await t.db.updateTable('crawl_targets').set({ etag: null, last_modified: null }).where('id', '=', 'ashby:ramp').execute();
+      await ctx.t.db.updateTable('crawl_targets').set({ etag: null, last_modified: null }).where('id', '=', 'ashby:ramp').execute();
       const [first] = await pipeline.crawl(ramp);
       expect(first?.outcome).toBe('fetched');
       expect(await servedFor('ramp')).toEqual([]);
 
-      const [active] = (await listOptouts(t.db)).filter((o) => o.domain === 'ramp.com' && o.revokedAt === null);
-      const { targetsReset } = await revokeOptout(t.db, active!.id);
+      const [active] = (await listOptouts(ctx.t.db)).filter((o) => o.domain === 'ramp.com' && o.revokedAt === null);
+      const { targetsReset } = await revokeOptout(ctx.t.db, active!.id);
       expect(targetsReset).toBe(1);
       const [second] = await pipeline.crawl(ramp);
       expect(second?.outcome).toBe('fetched');
       const back = await servedFor('ramp');
       expect(back.length).toBeGreaterThan(10);
-      const updated = await t.db.selectFrom('change_events').select('job_id').where('change', '=', 'updated').where('job_id', 'in', back.map((j) => j.id)).execute();
+      const updated = await ctx.t.db.selectFrom('change_events').select('job_id').where('change', '=', 'updated').where('job_id', 'in', back.map((j) => j.id)).execute();
       expect(updated.length).toBe(back.length);
     } finally {
       await pipeline.close();

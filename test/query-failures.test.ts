@@ -4,14 +4,12 @@
  * Real failures of a real PostgreSQL: a statement that outlives statement_timeout because another
  * session holds a lock, and a statement that fails because the schema under it changed.
  */
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { FIXED_MESSAGES } from '../src/domain/errors.ts';
 import { loadConfig } from '../src/config/config.ts';
-import type { CreatedKey } from '../src/store/api-keys.ts';
-import { bearer, buildTestApp, createKey, TEST_DOCS_URL } from './helpers/app.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import { bearer, TEST_DOCS_URL, useTestApp } from './helpers/app.ts';
 
 /** Text PostgreSQL puts in these errors; none of it may reach a client. */
 const DATABASE_WORDS = /statement timeout|canceling|cancelling|does not exist|column|relation|syntax|postgres|SQLSTATE|57014|42703/i;
@@ -22,19 +20,10 @@ function expectNothingLeaked(res: LightMyRequestResponse): void {
 }
 
 describe('database failures', () => {
-  let t: TestDatabase;
-  let app: FastifyInstance;
-  let key: CreatedKey;
+  const ctx = useTestApp({ database: { statementTimeoutMs: 400 } });
 
   beforeAll(async () => {
     // A short statement_timeout stands in for the production 10 s, so a blocked statement hits it fast.
-    t = await createTestDatabase({ statementTimeoutMs: 400 });
-    app = await buildTestApp(t);
-    key = await createKey(t, 'scale');
-  });
-  afterAll(async () => {
-    await app.close();
-    await t.drop();
   });
 
   it('runs API queries under the spec\'s 10-second statement timeout by default', () => {
@@ -42,20 +31,20 @@ describe('database failures', () => {
   });
 
   it('answers a statement timeout with 503 timeout, Retry-After: 5 and retry_after, on every listing surface', async () => {
-    const holder = new pg.Client({ connectionString: t.url });
+    const holder = new pg.Client({ connectionString: ctx.t.url });
     await holder.connect();
     try {
       await holder.query('BEGIN');
       await holder.query('LOCK TABLE jobs IN ACCESS EXCLUSIVE MODE');
       for (const [url, headers] of [
-        ['/v1/jobs?country=US', bearer(key)],
-        ['/v1/jobs?q=engineer&status=any', bearer(key)],
+        ['/v1/jobs?country=US', bearer(ctx.key)],
+        ['/v1/jobs?q=engineer&status=any', bearer(ctx.key)],
         ['/public/jobs', {}],
-        ['/v1/meta/facets', bearer(key)],
+        ['/v1/meta/facets', bearer(ctx.key)],
         ['/public/providers', {}],
       ] as const) {
         const started = Date.now();
-        const res = await app.inject({ method: 'GET', url, headers });
+        const res = await ctx.app.inject({ method: 'GET', url, headers });
         expect(res.statusCode, url).toBe(503);
         expect(res.headers['retry-after']).toBe('5');
         expect(res.json()).toEqual({ error: 'timeout', message: FIXED_MESSAGES.timeout, docs: `${TEST_DOCS_URL}#timeout`, retry_after: 5 });
@@ -66,26 +55,26 @@ describe('database failures', () => {
       await holder.query('ROLLBACK');
       await holder.end();
     }
-    expect((await app.inject({ method: 'GET', url: '/v1/jobs', headers: bearer(key) })).statusCode).toBe(200);
+    expect((await ctx.app.inject({ method: 'GET', url: '/v1/jobs', headers: bearer(ctx.key) })).statusCode).toBe(200);
   });
 
   it('answers any other database failure with 500 query_failed, a fixed message and no Retry-After', async () => {
     // The schema changes under the running service: every listing query now names a missing column.
-    await t.db.schema.alterTable('jobs').renameColumn('title', 'title_renamed_by_test').execute();
+    await ctx.t.db.schema.alterTable('jobs').renameColumn('title', 'title_renamed_by_test').execute();
     try {
       for (const [url, headers] of [
-        ['/v1/jobs', bearer(key)],
-        ['/v1/jobs?title=engineer', bearer(key)],
+        ['/v1/jobs', bearer(ctx.key)],
+        ['/v1/jobs?title=engineer', bearer(ctx.key)],
         ['/public/jobs?country=US', {}],
       ] as const) {
-        const res = await app.inject({ method: 'GET', url, headers });
+        const res = await ctx.app.inject({ method: 'GET', url, headers });
         expect(res.statusCode, url).toBe(500);
         expect(res.json()).toEqual({ error: 'query_failed', message: FIXED_MESSAGES.query_failed, docs: `${TEST_DOCS_URL}#query_failed` });
         expect(res.headers['retry-after']).toBeUndefined();
         expectNothingLeaked(res);
       }
     } finally {
-      await t.db.schema.alterTable('jobs').renameColumn('title_renamed_by_test', 'title').execute();
+      await ctx.t.db.schema.alterTable('jobs').renameColumn('title_renamed_by_test', 'title').execute();
     }
   });
 });

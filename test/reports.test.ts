@@ -11,7 +11,7 @@ import { FX_CURRENCIES, loadFxRates } from '../src/enrich/fx.ts';
 import { buildApp } from '../src/http/app.ts';
 import { refreshReports } from '../src/reports/snapshots.ts';
 import { connect } from '../src/store/database.ts';
-import type { CreatedKey } from '../src/store/api-keys.ts';
+import type { CreatedKey } from '../src/access/api-keys.ts';
 import { bearer, buildTestApp, createKey, TEST_DOCS_URL } from './helpers/app.ts';
 import { validatingInject } from './helpers/contract.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';

@@ -5,14 +5,12 @@
  * and the OpenAPI document it serves.
  */
 import fc from 'fast-check';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, ERROR_STATUS, type ErrorCode } from '../src/domain/errors.ts';
 import type { RegisteredRoute } from '../src/http/app.ts';
 import type { RawQuery } from '../src/http/query-table.ts';
-import { buildTestApp } from './helpers/app.ts';
+import { useTestApp } from './helpers/app.ts';
 import type { OpenApiDocument } from './helpers/contract.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 
 type Parameter = { name: string; in: string };
 type Doc = OpenApiDocument & { paths: Record<string, Record<string, { parameters?: Parameter[]; responses: Record<string, unknown> }>> };
@@ -35,23 +33,16 @@ const HOSTILE = [
 ];
 
 describe('route contracts', () => {
-  let t: TestDatabase;
-  let app: FastifyInstance;
+  const ctx = useTestApp({ key: false });
   let doc: Doc;
   let routes: Array<RegisteredRoute & { template: string }>;
 
   beforeAll(async () => {
-    t = await createTestDatabase();
-    app = await buildTestApp(t);
-    doc = (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).json() as Doc;
-    routes = app.registeredRoutes
+    doc = (await ctx.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json() as Doc;
+    routes = ctx.app.registeredRoutes
       .filter((r) => r.method === 'GET')
       .map((r) => ({ ...r, template: r.url.replace(/:(\w+)/g, '{$1}') }))
       .filter((r) => doc.paths[r.template]?.get !== undefined);
-  });
-  afterAll(async () => {
-    await app.close();
-    await t.drop();
   });
 
   /** A parse context that serves every table: the caller's surface follows the path. */

@@ -3,35 +3,20 @@
  * 2026-04-13 (the newest day in fixtures/fx/eurofxref-hist.zip: 1 EUR = 1.1684 USD = 4.6444 MYR =
  * 0.87058 GBP) and the spec's year (260 days, 2080 hours, 52 weeks).
  */
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Job } from '../src/domain/job.ts';
-import type { CreatedKey } from '../src/store/api-keys.ts';
-import { bearer, buildTestApp, createKey } from './helpers/app.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import { bearer, useCorpusApp } from './helpers/app.ts';
 
 const USD_PER_EUR = 1.1684;
 const MYR_PER_EUR = 4.6444;
 const GBP_PER_EUR = 0.87058;
 
 describe('salaries on the imported Ashby rows', () => {
-  let t: TestDatabase;
-  let app: FastifyInstance;
-  let key: CreatedKey;
-
-  beforeAll(async () => {
-    t = await createTestDatabase({ corpus: true });
-    app = await buildTestApp(t);
-    key = await createKey(t, 'scale');
-  });
-  afterAll(async () => {
-    await app.close();
-    await t.drop();
-  });
+  const ctx = useCorpusApp();
 
   async function served(sourcePostingId: string): Promise<Job> {
-    const row = await t.db.selectFrom('jobs').select('id').where('provider_id', '=', 'ashby').where('source_posting_id', '=', sourcePostingId).executeTakeFirstOrThrow();
-    const res = await app.inject({ method: 'GET', url: `/v1/jobs/${row.id}`, headers: bearer(key) });
+    const row = await ctx.t.db.selectFrom('jobs').select('id').where('provider_id', '=', 'ashby').where('source_posting_id', '=', sourcePostingId).executeTakeFirstOrThrow();
+    const res = await ctx.app.inject({ method: 'GET', url: `/v1/jobs/${row.id}`, headers: bearer(ctx.key) });
     expect(res.statusCode).toBe(200);
     return res.json().data as Job;
   }
@@ -73,7 +58,7 @@ describe('salaries on the imported Ashby rows', () => {
   });
 
   it('gives rows without a salary no salary fields and a null annual figure', async () => {
-    const res = await app.inject({ method: 'GET', url: '/v1/jobs?provider=usajobs&limit=5', headers: bearer(key) });
+    const res = await ctx.app.inject({ method: 'GET', url: '/v1/jobs?provider=usajobs&limit=5', headers: bearer(ctx.key) });
     for (const job of res.json().data as Job[]) {
       expect(job.salary_min_annual_eur).toBeNull();
       expect(job.salary_source).toBeUndefined();

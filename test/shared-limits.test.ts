@@ -11,7 +11,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey, type CreatedKey } from '../src/store/api-keys.ts';
+import { createApiKey, type CreatedKey } from '../src/access/api-keys.ts';
 import { bearer, buildTestApp, uniqueRedisPrefix } from './helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 import { freePort } from './helpers/ports.ts';

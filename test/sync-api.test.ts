@@ -2,12 +2,10 @@
  * The sync surfaces over HTTP on the imported real corpus (spec: GET /v1/changes, GET /v1/jobs/expired,
  * GET /v1/jobs/closed, GET /v1/jobs/{id}?include_closed=true; Authentication item 7; Errors; Limits).
  */
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../src/domain/job.ts';
-import type { CreatedKey } from '../src/store/api-keys.ts';
-import { bearer, buildTestApp, createKey, TEST_DOCS_URL } from './helpers/app.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import type { CreatedKey } from '../src/access/api-keys.ts';
+import { bearer, createKey, TEST_DOCS_URL, useCorpusApp } from './helpers/app.ts';
 
 type Change = { change: string; id: string; changed_at: string; job?: Job };
 type Closure = { id: string; closed_at: string; closed_reason: string };
@@ -15,27 +13,20 @@ type Feed<T> = { count: number; data: T[]; next_since: string };
 type Page = { data: Job[]; has_more: boolean; next_cursor: string | null };
 
 describe('the sync surfaces', () => {
-  let t: TestDatabase;
-  let app: FastifyInstance;
+  const ctx = useCorpusApp({ key: false });
   let explore: CreatedKey;
   let growth: CreatedKey;
 
   beforeAll(async () => {
-    t = await createTestDatabase({ corpus: true });
-    app = await buildTestApp(t);
-    explore = await createKey(t, 'explore');
-    growth = await createKey(t, 'growth');
-  });
-  afterAll(async () => {
-    await app.close();
-    await t.drop();
+    explore = await createKey(ctx.t, 'explore');
+    growth = await createKey(ctx.t, 'growth');
   });
 
-  const get = (url: string, key: CreatedKey = growth) => app.inject({ method: 'GET', url, headers: bearer(key) });
-  const closedServable = () => t.db.selectFrom('jobs').where('status', '=', 'closed').where('withheld_kind', 'is', null).where('poster_type', 'is', null);
+  const get = (url: string, key: CreatedKey = growth) => ctx.app.inject({ method: 'GET', url, headers: bearer(key) });
+  const closedServable = () => ctx.t.db.selectFrom('jobs').where('status', '=', 'closed').where('withheld_kind', 'is', null).where('poster_type', 'is', null);
 
   it('are in the live OpenAPI contract with their parameters and, for the feeds, the 403', async () => {
-    const doc = (await app.inject({ method: 'GET', url: '/v1/openapi.json' })).json() as {
+    const doc = (await ctx.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json() as {
       paths: Record<string, { get: { operationId: string; parameters: Array<{ name: string }>; responses: Record<string, unknown> } }>;
     };
     const expected: Record<string, [string, string[]]> = {
@@ -70,7 +61,7 @@ describe('the sync surfaces', () => {
     });
 
     it('still answers 401 before any entitlement for a missing key', async () => {
-      const res = await app.inject({ method: 'GET', url: '/v1/changes?since=2026-01-01T00:00:00Z' });
+      const res = await ctx.app.inject({ method: 'GET', url: '/v1/changes?since=2026-01-01T00:00:00Z' });
       expect(res.statusCode).toBe(401);
     });
   });
@@ -100,7 +91,7 @@ describe('the sync surfaces', () => {
       const res = await get('/v1/changes?since=1970-01-01T00:00:00Z&limit=5000');
       expect(res.statusCode).toBe(200);
       const page = res.json() as Feed<Change>;
-      const served = await t.db.selectFrom('jobs').select('id').where('served', '=', true).execute();
+      const served = await ctx.t.db.selectFrom('jobs').select('id').where('served', '=', true).execute();
       expect(page.count).toBe(served.length);
       expect(page.data.every((c) => c.change === 'created' && c.job?.id === c.id && c.job.status === 'live')).toBe(true);
       expect(new Set(page.data.map((c) => c.id))).toEqual(new Set(served.map((r) => r.id)));
@@ -116,7 +107,7 @@ describe('the sync surfaces', () => {
       expect(await count('0')).toBe(1);
       expect(await count('abc')).toBe(500);
       expect(await count('7')).toBe(7);
-      expect(await count('999999')).toBe(await t.db.selectFrom('jobs').select('id').where('served', '=', true).execute().then((r) => Math.min(5000, r.length)));
+      expect(await count('999999')).toBe(await ctx.t.db.selectFrom('jobs').select('id').where('served', '=', true).execute().then((r) => Math.min(5000, r.length)));
     });
 
     it('pages by next_since without a gap or a repeat, and echoes the cursor on an empty page', async () => {
@@ -132,11 +123,11 @@ describe('the sync surfaces', () => {
         since = page.next_since;
       }
       expect(new Set(seen).size).toBe(seen.length);
-      expect(seen.length).toBe((await t.db.selectFrom('jobs').select('id').where('served', '=', true).execute()).length);
+      expect(seen.length).toBe((await ctx.t.db.selectFrom('jobs').select('id').where('served', '=', true).execute()).length);
     });
 
     it('reads an unencoded + offset and a bare date', async () => {
-      const plus = await app.inject({ method: 'GET', url: '/v1/changes?since=2100-01-01T00:00:00+02:00', headers: bearer(growth) });
+      const plus = await ctx.app.inject({ method: 'GET', url: '/v1/changes?since=2100-01-01T00:00:00+02:00', headers: bearer(growth) });
       expect(plus.statusCode).toBe(200);
       expect(plus.json()).toEqual({ count: 0, data: [], next_since: '2100-01-01T00:00:00 02:00' });
       expect((await get('/v1/changes?since=1970-01-01&limit=3')).json().count).toBe(3);
@@ -257,7 +248,7 @@ describe('the sync surfaces', () => {
     it('never shows a row that was withheld when it closed, on any closure surface', async () => {
       // The ledger state of a posting withdrawn (link on a job board) and later closed.
       const row = await closedServable().select('id').executeTakeFirstOrThrow();
-      await t.db.updateTable('jobs').set({ withheld_kind: 'quality_removed', quality_verdict: 'quality_removed', quality_rule_id: 'apply_url.job_board' }).where('id', '=', row.id).execute();
+      await ctx.t.db.updateTable('jobs').set({ withheld_kind: 'quality_removed', quality_verdict: 'quality_removed', quality_rule_id: 'apply_url.job_board' }).where('id', '=', row.id).execute();
       expect((await get(`/v1/jobs/${row.id}?include_closed=true`)).statusCode).toBe(404);
       const feed = (await get('/v1/jobs/expired?since=1970-01-01T00:00:00Z&limit=10000')).json() as Feed<Closure>;
       expect(feed.data.map((c) => c.id)).not.toContain(row.id);

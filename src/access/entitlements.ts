@@ -12,7 +12,7 @@
 import { ApiError } from '../domain/errors.ts';
 
 /** Entitlement identifiers (spec names). */
-export const ENTITLEMENTS = ['delta_feed', 'bulk_export', 'single_country'] as const;
+const ENTITLEMENTS = ['delta_feed', 'bulk_export', 'single_country'] as const;
 export type Entitlement = (typeof ENTITLEMENTS)[number];
 
 /** The parts of an authenticated key this module reads (`AuthenticatedKey` from the key store). */

@@ -14,7 +14,7 @@ import { windowCounter, type CounterStore, type WindowCounter } from './counters
 /** Requests per window and per address, by default. */
 export const KEYLESS_BURST = 10;
 /** Window length in seconds: {@link KEYLESS_BURST} / 5 s = 2 requests per second on average. */
-export const KEYLESS_WINDOW_SECONDS = 5;
+const KEYLESS_WINDOW_SECONDS = 5;
 
 /** The counting key of a client address: IPv4 as is, IPv6 by its /64, IPv4-mapped IPv6 as IPv4. */
 export function clientKey(address: string): string {

@@ -41,7 +41,7 @@ export interface RequestCharge {
 }
 
 /** A minute, in seconds: the short window (spec: "requests per minute"). */
-export const MINUTE_SECONDS = 60;
+const MINUTE_SECONDS = 60;
 /**
  * Day counters live an hour past midnight: they are keyed by date, so a late expiry never merges two
  * days, and the margin keeps a counter alive while a request straddles midnight.

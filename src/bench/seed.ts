@@ -63,11 +63,21 @@ export interface SeedResult {
 /** Prefix of generated posting ids; the templates are every other row. */
 export const BENCH_POSTING_PREFIX = 'bench-';
 
+/** Rows of the ledger that the generator did not write (the corpus its templates come from). */
+export async function countCorpusRows(db: Kysely<DB>): Promise<number> {
+  const row = await db
+    .selectFrom('jobs')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('source_posting_id', 'not like', `${BENCH_POSTING_PREFIX}%`)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 /** Words sampled for variations: the most frequent lexemes of the corpus's descriptions. */
 const VOCABULARY_SIZE = 5000;
 
 /** Start of the current UTC day. */
-export function startOfUtcDay(now = new Date()): Date {
+function startOfUtcDay(now = new Date()): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
 }
 

@@ -68,7 +68,9 @@ export interface FetchConfig {
   backoffMs: number;
   /**
    * Addresses allowed even though they are private, loopback or link-local: CIDR blocks
-   * ("127.0.0.1/32") or single addresses. Empty by default: every such address is refused.
+   * ("127.0.0.1/32") or single addresses, each optionally with one port ("127.0.0.1:8443",
+   * "10.0.0.0/8:443", "[::1]:9000"; no port: any port). Syntax and rules: ingest/address-policy.ts.
+   * Empty by default: every such address is refused.
    */
   allow: string[];
   /** User-Agent sent upstream. */
@@ -135,7 +137,7 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'JOBLEDGER_FETCH_MAX_BYTES', default: '67108864', description: 'Largest upstream response accepted, in bytes (64 MiB).' },
   { env: 'JOBLEDGER_FETCH_RETRIES', default: '3', description: 'Retries on 429, 5xx and network errors, with exponential backoff.' },
   { env: 'JOBLEDGER_FETCH_BACKOFF_MS', default: '500', description: 'First retry delay in milliseconds; doubles on each retry.' },
-  { env: 'JOBLEDGER_FETCH_ALLOW', default: '', description: 'Comma list of private/loopback addresses or CIDR blocks that connectors may reach anyway (e.g. 127.0.0.1/32). Empty: all are refused.' },
+  { env: 'JOBLEDGER_FETCH_ALLOW', default: '', description: 'Comma list of private/loopback addresses or CIDR blocks that connectors may reach anyway, each optionally limited to one port (127.0.0.1/32, 10.0.0.0/8:443, 127.0.0.1:8443, [::1]:9000); an entry without a port admits every port. Redirects are checked against it too. Empty: all are refused.' },
   { env: 'JOBLEDGER_ASHBY_BASE_URL', default: 'https://api.ashbyhq.com', description: 'Ashby posting API base URL.' },
   { env: 'JOBLEDGER_GREENHOUSE_BASE_URL', default: 'https://boards-api.greenhouse.io', description: 'Greenhouse job board API base URL.' },
   { env: 'JOBLEDGER_LEVER_BASE_URL', default: 'https://api.lever.co', description: 'Lever postings API base URL.' },

@@ -13,6 +13,8 @@ export const ERROR_STATUS = {
   paid_feature: 403,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
+  request_headers_too_large: 431,
   bad_provider: 422,
   bad_source_type: 422,
   bad_category: 422,
@@ -46,6 +48,9 @@ export const FIXED_MESSAGES = {
   query_failed: 'The query could not be completed.',
   timeout: 'The query exceeded its time limit; retry after the number of seconds in Retry-After.',
   unavailable: 'A dependency is briefly unreachable; retry after the number of seconds in Retry-After.',
+  bad_request: 'The request could not be parsed.',
+  request_timeout: 'The request did not arrive completely in time.',
+  request_headers_too_large: 'The request line and headers together exceed 16 KiB; shorten the URL or the headers.',
 } as const;
 
 /**

@@ -1,7 +1,9 @@
 /**
- * The job status state machine (spec: States and transitions › Job status), as a pure decision over
- * what the ledger holds and what a successful crawl just saw. The ledger applies the decision and its
- * change event in one transaction.
+ * The job status state machine (spec: States and transitions › Job status), as pure decisions over
+ * what the ledger holds and what a successful crawl just saw: per posting ({@link decideTransition}),
+ * per absent row ({@link decideAbsence}), and for a whole board ({@link planCrawl},
+ * {@link planUnchangedBoard}). The ledger (`store/ledger.ts`) executes a plan and records its change
+ * events in one transaction; it decides nothing itself.
  *
  * Decisions where the spec says "not shown" (documented in docs/lifecycle.md):
  * - A row that enters the ledger already closed (its source's close date has passed) or withheld emits
@@ -10,8 +12,11 @@
  *   served) unless the source itself still says it has expired (a close date in the past).
  * - A withheld row whose verdict clears returns as `updated` (spec: "can return later as updated").
  */
+import { createHash } from 'node:crypto';
+import type { NormalizedJob } from './posting.ts';
+import { OPTOUT_RULE_ID, type QualityVerdict, type QualityVerdictKind } from './quality.ts';
+import { jobSlug } from './slug.ts';
 import type { ChangeKind, ClosedReason, WithheldKind } from './vocabulary.ts';
-import type { QualityVerdict } from './quality.ts';
 
 /** What the ledger holds for a posting before this crawl. */
 export interface LedgerState {
@@ -102,4 +107,299 @@ export const DEFAULT_ABSENCE_POLICY: AbsencePolicy = { crawls: 3, minSeconds: 24
 export function decideAbsence(missedCrawls: number, lastSeenAt: Date, now: Date, policy: AbsencePolicy): 'keep' | 'close_not_seen' {
   const goneFor = (now.getTime() - lastSeenAt.getTime()) / 1000;
   return missedCrawls >= policy.crawls && goneFor >= policy.minSeconds ? 'close_not_seen' : 'keep';
+}
+
+/**
+ * sha256 over the normalized posting with keys in a canonical order: equal hashes mean nothing a client
+ * can see has changed. `last_verified_at` and the quality verdict are deliberately outside it.
+ */
+export function contentHash(job: NormalizedJob): string {
+  return createHash('sha256').update(canonicalJson(job)).digest('hex');
+}
+
+function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+}
+
+/** One posting of a crawl, enriched and judged. */
+export interface LedgerPosting {
+  job: NormalizedJob;
+  verdict: QualityVerdict;
+}
+
+/** A row of the crawled provider as the ledger holds it, locked for the crawl. */
+export interface BoardRow extends LedgerState {
+  id: string;
+  sourcePostingId: string;
+  /** Consecutive good crawls of its board that did not list it. */
+  missedCrawls: number;
+  /** Its last sighting at the source. */
+  lastVerifiedAt: Date;
+  /** ISO-3166 alpha-2 before this crawl (a country-locked feed needs the old country of a change). */
+  country: string | null;
+}
+
+/** What one crawl did to the ledger, for logs, progress and the crawl_runs table. */
+export interface CrawlCounts {
+  postings: number;
+  /** New rows, whatever their state. */
+  created: number;
+  /** Existing rows whose served content or withholding changed (includes reopened). */
+  updated: number;
+  /** Existing rows seen again without change (only `last_verified_at` moved). */
+  unchanged: number;
+  /** Rows closed by this crawl, for any reason (includes `notSeen`). */
+  closed: number;
+  /** Rows closed as `not_seen` by this crawl. */
+  notSeen: number;
+  /** Live rows of the board this crawl did not list (closed or not). */
+  missed: number;
+  /** Served rows withheld by this crawl. */
+  withdrawn: number;
+  /** Change events recorded. */
+  events: number;
+}
+
+/** Counts of a crawl that wrote nothing. */
+export const NO_COUNTS: Readonly<CrawlCounts> = { postings: 0, created: 0, updated: 0, unchanged: 0, closed: 0, notSeen: 0, missed: 0, withdrawn: 0, events: 0 };
+
+/** A change event to record. `previousCountry`: the row's country before the write, for a row that existed. */
+export interface PlannedEvent {
+  jobId: string;
+  change: ChangeKind;
+  previousCountry?: string | null;
+}
+
+/**
+ * The events of rows closing now: `delisted` for each one that was served (spec: Events, "delisted";
+ * a row a client was never served closes silently).
+ */
+export function delistings(rows: readonly { id: string; served: boolean }[]): PlannedEvent[] {
+  return rows.filter((r) => r.served).map((r) => ({ jobId: r.id, change: 'delisted' as const }));
+}
+
+/** A new row: its id and slug, the posting it holds, and whether it enters closed (close date passed). */
+export interface PlannedInsert {
+  id: string;
+  slug: string;
+  posting: LedgerPosting;
+  hash: string;
+  closedUpstream: boolean;
+  /** The source's close date when the row enters closed; else null. */
+  upstreamExpiredAt: Date | null;
+}
+
+/**
+ * A re-sighting that rewrites an existing row's content, and the status it ends in. `live`: stays or
+ * becomes live (a reopened row loses its closure fields). `closed`: stays closed (content refreshed,
+ * closure fields kept) or closes now with `closedReason` and `upstreamExpiredAt`.
+ */
+export interface PlannedRewrite {
+  id: string;
+  posting: LedgerPosting;
+  hash: string;
+  status: 'live' | 'closed';
+  closedReason?: 'expired_upstream';
+  upstreamExpiredAt?: Date;
+}
+
+/**
+ * Everything one good crawl of a board does, in the order the ledger writes it: writes that do not
+ * touch the feed clock first (live inserts, rewrites, re-verifications, missed crawls), then the
+ * closures and the events (closed inserts, closes, not_seen closures, events), which take the feed
+ * clock until commit (docs/architecture.md "The change feed").
+ */
+export interface CrawlPlan {
+  liveInserts: PlannedInsert[];
+  /** Rewrites that do not close the row. */
+  rewrites: PlannedRewrite[];
+  /** Ids whose row only gets `last_verified_at` (and `missed_crawls` reset). */
+  verified: string[];
+  /** Ids of live rows the crawl did not list that stay open, one more missed crawl each. */
+  missed: string[];
+  closedInserts: PlannedInsert[];
+  /** Rewrites that close the row now (`expired_upstream`). */
+  closes: PlannedRewrite[];
+  /** Ids of live rows the crawl did not list that close as `not_seen`. */
+  notSeen: string[];
+  /** One per job at most: the feed's key is the stamp and the job id. */
+  events: PlannedEvent[];
+  counts: CrawlCounts;
+}
+
+/**
+ * Plan one successful crawl of a board at `now`. Pure: no I/O, no clock other than `now`; `newId`
+ * names new rows (the ledger passes `randomUUID`).
+ * @param postings the crawl's postings, unique by `sourcePostingId`.
+ * @param rows the provider's rows with those posting ids, and (with `absence`) the board's live rows.
+ * @param absence set when `postings` is the board's complete listing: live rows it does not list miss
+ *        one more good crawl and close as `not_seen` under this policy. Omit for a partial update.
+ */
+export function planCrawl(input: {
+  postings: readonly LedgerPosting[];
+  rows: readonly BoardRow[];
+  now: Date;
+  absence?: AbsencePolicy;
+  newId: () => string;
+}): CrawlPlan {
+  const { postings, rows, now, absence } = input;
+  const plan: CrawlPlan = {
+    liveInserts: [],
+    rewrites: [],
+    verified: [],
+    missed: [],
+    closedInserts: [],
+    closes: [],
+    notSeen: [],
+    events: [],
+    counts: { ...NO_COUNTS, postings: postings.length },
+  };
+  const { counts, events } = plan;
+  const listed = new Set(postings.map((p) => p.job.sourcePostingId));
+  const existing = new Map(rows.filter((r) => listed.has(r.sourcePostingId)).map((r) => [r.sourcePostingId, r]));
+
+  for (const posting of postings) {
+    const { job, verdict } = posting;
+    const hash = contentHash(job);
+    const row = existing.get(job.sourcePostingId);
+    const closesAt = job.upstreamClosesAt ? new Date(job.upstreamClosesAt) : undefined;
+    const transition = decideTransition(row, { contentHash: hash, verdict, posterTyped: job.posterType !== undefined, upstreamClosesAt: closesAt }, now);
+
+    if (transition.kind === 'insert') {
+      const id = input.newId();
+      const insert: PlannedInsert = {
+        id,
+        slug: jobSlug(job.title, id),
+        posting,
+        hash,
+        closedUpstream: transition.closedUpstream,
+        upstreamExpiredAt: transition.closedUpstream ? (closesAt ?? null) : null,
+      };
+      (transition.closedUpstream ? plan.closedInserts : plan.liveInserts).push(insert);
+      counts.created++;
+      if (transition.event) events.push({ jobId: id, change: transition.event });
+      continue;
+    }
+    const known = row!;
+    switch (transition.kind) {
+      case 'verify':
+        plan.verified.push(known.id);
+        counts.unchanged++;
+        break;
+      case 'update':
+        plan.rewrites.push({ id: known.id, posting, hash, status: 'live' });
+        counts.updated++;
+        if (transition.event === 'withdrawn') counts.withdrawn++;
+        if (transition.event) events.push({ jobId: known.id, change: transition.event, previousCountry: known.country });
+        break;
+      case 'close_expired':
+        plan.closes.push({ id: known.id, posting, hash, status: 'closed', closedReason: 'expired_upstream', upstreamExpiredAt: closesAt ?? now });
+        counts.closed++;
+        if (transition.event) events.push({ jobId: known.id, change: transition.event, previousCountry: known.country });
+        break;
+      case 'stay_closed':
+        if (transition.contentChanged) {
+          plan.rewrites.push({ id: known.id, posting, hash, status: 'closed' });
+          counts.updated++;
+        } else {
+          plan.verified.push(known.id);
+          counts.unchanged++;
+        }
+        break;
+    }
+  }
+
+  if (absence) {
+    const closing: BoardRow[] = [];
+    for (const row of rows) {
+      if (listed.has(row.sourcePostingId)) continue;
+      counts.missed++;
+      if (decideAbsence(row.missedCrawls + 1, row.lastVerifiedAt, now, absence) === 'close_not_seen') closing.push(row);
+      else plan.missed.push(row.id);
+    }
+    plan.notSeen = closing.map((r) => r.id);
+    counts.closed += closing.length;
+    counts.notSeen = closing.length;
+    events.push(...delistings(closing));
+  }
+  counts.events = events.length;
+  return plan;
+}
+
+/** A row of a board that answered "not modified", as the ledger holds it. */
+export interface UnchangedBoardRow {
+  id: string;
+  status: 'live' | 'closed';
+  served: boolean;
+  missedCrawls: number;
+  lastVerifiedAt: Date;
+}
+
+/** What a "not modified" answer does to a board's rows (see {@link planUnchangedBoard}). */
+export interface UnchangedBoardPlan {
+  /** Rows the board's last full crawl listed: re-verified. */
+  reverified: string[];
+  /** Live rows it did not list that stay open, one more missed crawl each. */
+  missed: string[];
+  /** Live rows it did not list that close as `not_seen`. */
+  notSeen: string[];
+  /** `delisted` for each served row closing. */
+  events: PlannedEvent[];
+}
+
+/**
+ * Plan a 304 answer at `now`: it proves the whole board is exactly as last crawled, so every row the
+ * last full crawl listed (`missedCrawls` 0) is re-verified, and every live row it did not list misses
+ * one more good crawl (closing as `not_seen` under `absence`). Pure.
+ * @param rows the target's rows with `missedCrawls` 0, and its live rows.
+ */
+export function planUnchangedBoard(rows: readonly UnchangedBoardRow[], now: Date, absence: AbsencePolicy): UnchangedBoardPlan {
+  const plan: UnchangedBoardPlan = { reverified: [], missed: [], notSeen: [], events: [] };
+  const closing: UnchangedBoardRow[] = [];
+  for (const row of rows) {
+    if (row.missedCrawls === 0) plan.reverified.push(row.id);
+    else if (row.status !== 'live') continue;
+    else if (decideAbsence(row.missedCrawls + 1, row.lastVerifiedAt, now, absence) === 'close_not_seen') closing.push(row);
+    else plan.missed.push(row.id);
+  }
+  plan.notSeen = closing.map((r) => r.id);
+  plan.events = delistings(closing);
+  return plan;
+}
+
+/** A row of an employer that a verified opt-out now covers, as the ledger holds it. */
+export interface OptoutCandidate {
+  id: string;
+  served: boolean;
+  verdict: QualityVerdictKind;
+  ruleId: string | null;
+}
+
+/** What recording a verified opt-out does to the employer's rows (see {@link planOptoutWithholding}). */
+export interface OptoutPlan {
+  /** Ids of the rows to withhold with {@link verdict}. */
+  withhold: string[];
+  verdict: QualityVerdict;
+  /** `withdrawn` for each of them that was served. */
+  events: PlannedEvent[];
+}
+
+/**
+ * Withhold an opted-out employer's rows at once (spec: withheld kind `optout_hidden`, "a verified
+ * employer opt-out"), as the quality gate will on every later crawl. Rows already hidden by an opt-out
+ * are left alone, and so are rows removed because their source is never redistributed: that is the
+ * stronger verdict (the gate checks it first too). Pure.
+ */
+export function planOptoutWithholding(rows: readonly OptoutCandidate[]): OptoutPlan {
+  const affected = rows.filter((r) => r.verdict !== 'optout_hidden' && r.ruleId !== 'source.not_redistributable');
+  return {
+    withhold: affected.map((r) => r.id),
+    verdict: { verdict: 'optout_hidden', ruleId: OPTOUT_RULE_ID },
+    events: affected.filter((r) => r.served).map((r) => ({ jobId: r.id, change: 'withdrawn' as const })),
+  };
 }

@@ -81,7 +81,6 @@ export const LEGACY_SOURCE_TYPE: Readonly<Record<string, SourceType>> = {
 };
 
 export const JOB_STATUSES = ['live', 'closed'] as const;
-export type JobStatus = (typeof JOB_STATUSES)[number];
 
 export const CLOSED_REASONS = ['expired_upstream', 'not_seen'] as const;
 export type ClosedReason = (typeof CLOSED_REASONS)[number];
@@ -121,8 +120,9 @@ export const PERIODS_PER_YEAR: Readonly<Record<SalaryPeriod, number>> = {
 
 /**
  * Two-letter US state codes accepted by the `state` filter (spec: Shared listing filters, "Two-letter
- * US state codes"): the 50 states and the District of Columbia, with their USPS names. The same codes
- * enrichment reads out of locations (src/enrich/gazetteer.ts US_STATES; a unit test keeps them equal).
+ * US state codes"): the 50 states and the District of Columbia, with their USPS names. The one list of
+ * US states: location enrichment reads these names and codes (plus the other spellings in
+ * src/enrich/gazetteer.ts US_STATE_ALIASES) out of locations.
  */
 export const US_STATES: Readonly<Record<string, string>> = {
   AL: 'Alabama', AK: 'Alaska', AZ: 'Arizona', AR: 'Arkansas', CA: 'California', CO: 'Colorado',

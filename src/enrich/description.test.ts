@@ -114,7 +114,7 @@ describe('sanitizeDescription: attack vectors', () => {
 describe('sanitizeDescription: the same HTML as the sanitize-html policy it replaces', () => {
   it('on every bundled Ashby fixture description', async () => {
     const { default: sanitizeHtml } = await import('sanitize-html');
-    const { readFixture, readManifest } = await import('../ingest/test-helpers.ts');
+    const { readFixture, readManifest } = await import('../../test/helpers/fixtures.ts');
     const { mapAshbyJob } = await import('../ingest/connectors/ashby.ts');
     const link = /^(https?:\/\/|mailto:)/i;
     const reference = (html: string): string =>

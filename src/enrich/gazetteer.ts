@@ -3,8 +3,9 @@
  * multi-country regions that make a country ambiguous, sub-national regions, and a curated list of the
  * cities that appear in real ATS location strings.
  *
- * Sources: US state and DC codes are USPS two-letter codes; Canadian provinces and territories are
- * Canada Post codes (both are also ISO 3166-2 subdivision suffixes). The city list was curated from the
+ * Sources: US state and DC codes are USPS two-letter codes (the states themselves are listed once, in
+ * src/domain/vocabulary.ts; here only the other spellings sources use); Canadian provinces and
+ * territories are Canada Post codes (both are also ISO 3166-2 subdivision suffixes). The city list was curated from the
  * `location`, `secondaryLocations` and `address.postalAddress.addressLocality` values of the recorded
  * Ashby boards (`/work/shared/data/ashby/boards.tar.gz`, 375 boards, 2025-10-28), plus the largest
  * employment centres of the countries those boards hire in. Country names are not listed here: they
@@ -14,60 +15,34 @@
  * Everything here is data. Lookup tables are built once, when location.ts loads.
  */
 
-/** A US state (or DC) as `[name, USPS code, ...aliases]`. */
-export const US_STATES: readonly (readonly string[])[] = [
-  ['Alabama', 'AL', 'Ala.'],
-  ['Alaska', 'AK'],
-  ['Arizona', 'AZ', 'Ariz.'],
-  ['Arkansas', 'AR'],
-  ['California', 'CA', 'Calif.'],
-  ['Colorado', 'CO', 'Colo.'],
-  ['Connecticut', 'CT', 'Conn.'],
-  ['Delaware', 'DE'],
-  ['District of Columbia', 'DC', 'D.C.'],
-  ['Florida', 'FL', 'Fla.'],
-  ['Georgia', 'GA'],
-  ['Hawaii', 'HI'],
-  ['Idaho', 'ID'],
-  ['Illinois', 'IL', 'Ill.'],
-  ['Indiana', 'IN', 'Ind.'],
-  ['Iowa', 'IA'],
-  ['Kansas', 'KS', 'Kan.'],
-  ['Kentucky', 'KY'],
-  ['Louisiana', 'LA'],
-  ['Maine', 'ME'],
-  ['Maryland', 'MD'],
-  ['Massachusetts', 'MA', 'Mass', 'Mass.'],
-  ['Michigan', 'MI', 'Mich.'],
-  ['Minnesota', 'MN', 'Minn.'],
-  ['Mississippi', 'MS', 'Miss.'],
-  ['Missouri', 'MO'],
-  ['Montana', 'MT'],
-  ['Nebraska', 'NE'],
-  ['Nevada', 'NV'],
-  ['New Hampshire', 'NH'],
-  ['New Jersey', 'NJ'],
-  ['New Mexico', 'NM'],
-  ['New York', 'NY', 'New York State'],
-  ['North Carolina', 'NC'],
-  ['North Dakota', 'ND'],
-  ['Ohio', 'OH'],
-  ['Oklahoma', 'OK', 'Okla.'],
-  ['Oregon', 'OR', 'Ore.'],
-  ['Pennsylvania', 'PA', 'Penn.'],
-  ['Rhode Island', 'RI'],
-  ['South Carolina', 'SC'],
-  ['South Dakota', 'SD'],
-  ['Tennessee', 'TN', 'Tenn.'],
-  ['Texas', 'TX', 'Tex.'],
-  ['Utah', 'UT'],
-  ['Vermont', 'VT'],
-  ['Virginia', 'VA'],
-  ['Washington', 'WA', 'Washington State'],
-  ['West Virginia', 'WV'],
-  ['Wisconsin', 'WI', 'Wis.'],
-  ['Wyoming', 'WY'],
-];
+/**
+ * Other spellings of US states (and DC) that real sources use, by USPS code. The states' own codes and
+ * names come from one source, `US_STATES` in src/domain/vocabulary.ts (the `state` filter's vocabulary).
+ */
+export const US_STATE_ALIASES: Readonly<Record<string, readonly string[]>> = {
+  AL: ['Ala.'],
+  AZ: ['Ariz.'],
+  CA: ['Calif.'],
+  CO: ['Colo.'],
+  CT: ['Conn.'],
+  DC: ['D.C.'],
+  FL: ['Fla.'],
+  IL: ['Ill.'],
+  IN: ['Ind.'],
+  KS: ['Kan.'],
+  MA: ['Mass', 'Mass.'],
+  MI: ['Mich.'],
+  MN: ['Minn.'],
+  MS: ['Miss.'],
+  NY: ['New York State'],
+  OK: ['Okla.'],
+  OR: ['Ore.'],
+  PA: ['Penn.'],
+  TN: ['Tenn.'],
+  TX: ['Tex.'],
+  WA: ['Washington State'],
+  WI: ['Wis.'],
+};
 
 /** A Canadian province or territory as `[name, Canada Post code, ...aliases]`. */
 export const CA_PROVINCES: readonly (readonly string[])[] = [

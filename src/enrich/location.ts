@@ -40,6 +40,7 @@ import nl from 'i18n-iso-countries/langs/nl.json' with { type: 'json' };
 import no from 'i18n-iso-countries/langs/no.json' with { type: 'json' };
 import sv from 'i18n-iso-countries/langs/sv.json' with { type: 'json' };
 import type { SourceLocation } from '../domain/posting.ts';
+import { US_STATES } from '../domain/vocabulary.ts';
 import {
   CA_PROVINCES,
   CITIES,
@@ -48,7 +49,7 @@ import {
   COUNTRY_CODE_ALIASES,
   MULTI_COUNTRY_REGIONS,
   SUBNATIONAL_REGIONS,
-  US_STATES,
+  US_STATE_ALIASES,
 } from './gazetteer.ts';
 
 /** What `resolveLocation` publishes. Every field is omitted rather than empty. */
@@ -157,10 +158,9 @@ function sameReading(a: Reading, b: Reading): boolean {
  * "CA" is California, "Georgia" is the US state), cities before states for "New York".
  */
 function buildTables(): void {
-  for (const [name, code, ...aliases] of US_STATES) {
-    if (!name || !code) continue;
+  for (const [code, name] of Object.entries(US_STATES)) {
     const reading: Reading = { kind: 'state', country: 'US', state: code };
-    for (const n of [name, ...aliases]) addName(n, reading);
+    for (const n of [name, ...(US_STATE_ALIASES[code] ?? [])]) addName(n, reading);
     addCode(code, reading);
   }
   for (const [name, code, ...aliases] of CA_PROVINCES) {

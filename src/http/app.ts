@@ -14,7 +14,7 @@ import { RequestLimiter } from '../access/request-limits.ts';
 import { ApiError } from '../domain/errors.ts';
 import type { DB } from '../store/schema.ts';
 import { cachedProviderIds, facetSnapshot, type AppContext } from './context.ts';
-import { errorHandler, sendApiError } from './errors.ts';
+import { clientErrorHandler, errorHandler, frameworkErrorHandler, MAX_HEADER_BYTES, MAX_PARAM_LENGTH, sendApiError } from './errors.ts';
 import { documentBudgetHeaders } from './openapi-headers.ts';
 import { requireApiKey } from './plugins/auth.ts';
 import { installKeyedAccess } from './plugins/keyed-access.ts';
@@ -98,14 +98,31 @@ function trustedHops(hops: number): false | ((address: string, hop: number) => b
   return hops > 0 ? (_address, hop) => hop < hops : false;
 }
 
+/** A path as a 404 or 405 message may show it: quoted, and cut to 200 characters. */
+function quotedPath(path: string): string {
+  return JSON.stringify(path.length > 200 ? `${path.slice(0, 200)}…` : path);
+}
+
 /** Build the app with every route registered. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  // Every refusal below the routes answers in the error catalogue too (docs/errors.md): what Node.js's
+  // parser refuses (clientError), what the router refuses (frameworkErrors), a missing Host.
   const app = Fastify({
     loggerInstance: options.log.child({ component: 'http' }, { serializers: { req: requestSerializer } }) as FastifyBaseLogger,
-    routerOptions: { querystringParser: parseQueryString, caseSensitive: true, ignoreTrailingSlash: true },
+    routerOptions: { querystringParser: parseQueryString, caseSensitive: true, ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    // Node.js would answer a missing Host with a bare 400 of its own; the hook below answers instead.
+    http: { maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: false },
+    clientErrorHandler: clientErrorHandler(options.docsUrl),
+    frameworkErrors: frameworkErrorHandler(options.docsUrl),
     // The client address matters for the keyless limit only. Behind N proxies, the Nth address from the
     // right of X-Forwarded-For is the client; with no trusted hop the socket address is.
     trustProxy: trustedHops(options.trustProxyHops ?? 0),
+  });
+  // RFC 9112 §3.2: an HTTP/1.1 request without Host is refused with 400. First hook of all.
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
+      return sendApiError(reply, options.docsUrl, new ApiError('bad_request', 'An HTTP/1.1 request must carry a Host header.'));
+    }
   });
 
   const ctx: AppContext = {
@@ -141,9 +158,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     const path = request.url.split('?')[0]!;
     // The path exists but only for reading: 405 with Allow, not a 404 that says the path is unknown.
     if (request.method !== 'GET' && request.method !== 'HEAD' && app.findRoute({ method: 'GET', url: path })) {
-      return sendApiError(reply, options.docsUrl, new ApiError('method_not_allowed', `${path} answers GET and HEAD only, not ${request.method}.`, { headers: { Allow: 'GET, HEAD' } }));
+      return sendApiError(reply, options.docsUrl, new ApiError('method_not_allowed', `${quotedPath(path)} answers GET and HEAD only, not ${request.method}.`, { headers: { Allow: 'GET, HEAD' } }));
     }
-    return sendApiError(reply, options.docsUrl, new ApiError('not_found', `No endpoint answers ${request.method} ${path}.`));
+    return sendApiError(reply, options.docsUrl, new ApiError('not_found', `No endpoint answers ${request.method} ${quotedPath(path)}.`));
   });
 
   await app.register(swagger, {
@@ -173,10 +190,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
 
-  // Cross-origin access is open on the keyless surface only (spec: Keyless endpoints).
+  // Cross-origin access is open on the keyless surface only (spec: Keyless endpoints). An OPTIONS
+  // request without Origin and Access-Control-Request-Method is no CORS preflight (Fetch standard):
+  // CORS stays off for it and it gets the 405 any other method gets, in the catalogue's shape, where
+  // the plugin's strict mode would answer a text/plain 400.
   await app.register(cors, {
     delegator: (request, callback) => {
-      const open = (request.url ?? '').startsWith('/public/');
+      const preflight = request.method !== 'OPTIONS' || (request.headers.origin !== undefined && request.headers['access-control-request-method'] !== undefined);
+      const open = (request.url ?? '').startsWith('/public/') && preflight;
       // Browsers may read Retry-After of a keyless 429 (not a CORS-safelisted header).
       callback(null, { origin: open ? '*' : false, methods: ['GET', 'HEAD', 'OPTIONS'], exposedHeaders: open ? ['Retry-After'] : undefined });
     },
@@ -190,7 +211,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     async (v1) => {
       v1.addHook('onRequest', requireApiKey(ctx));
       // Request limits, record meter and budget headers for every /v1 endpoint (after authentication).
-      if (options.keyedLimits !== false) installKeyedAccess(v1, { db: options.db, requests: requestLimiter, clock });
+      if (options.keyedLimits !== false) installKeyedAccess(v1, { db: options.db, requests: requestLimiter, clock, docsUrl: options.docsUrl });
       await v1.register(keyedJobRoutes(ctx));
       await v1.register(meRoutes(clock));
       await v1.register(keyedCompanyRoutes(ctx));

@@ -19,7 +19,7 @@ import { ApiError } from '../domain/errors.ts';
 import type { ExportComplete, ExportErrorLine, ExportStatus } from '../domain/export.ts';
 import type { JobFilter } from '../domain/listing-filter.ts';
 import { exportBatch } from '../store/export-queries.ts';
-import { toJob } from '../store/job-queries.ts';
+import { toJob } from './presenters/job.ts';
 import type { DB } from '../store/schema.ts';
 import { errorBody, toApiError } from './errors.ts';
 import type { RecordMeter } from './record-meter.ts';

@@ -22,9 +22,9 @@
  */
 import { PgBoss } from 'pg-boss';
 import type { CrawlTargetRow } from '../store/schema.ts';
-import { dueTargets, toCrawlTarget, withHostSlot } from '../store/crawl-targets.ts';
+import { dueTargets, listTargets, toCrawlTarget, withHostSlot } from '../store/crawl-targets.ts';
 import { sweepUpstreamClosures } from '../store/ledger.ts';
-import { crawlTarget, DEFAULT_LEASE_SECONDS, loadProviders, type CrawlReport, type PipelineDeps } from './pipeline.ts';
+import { crawlTarget, loadProviders, MAX_CRAWL_SECONDS, type CrawlReport, type PipelineDeps } from './pipeline.ts';
 
 /** The pg-boss queue of crawl jobs. */
 export const CRAWL_QUEUE = 'jobledger-crawl';
@@ -95,7 +95,7 @@ export async function startCrawlWorker(options: CrawlWorkerOptions): Promise<Cra
   const boss = new PgBoss({ connectionString: options.connectionString, schema: PGBOSS_SCHEMA, application_name: 'jobledger-worker', max: 3, schedule: false });
   boss.on('error', (error: unknown) => log.error({ err: error }, 'job queue error'));
   await boss.start();
-  await boss.createQueue(CRAWL_QUEUE, { policy: 'exclusive', retryLimit: 0, expireInSeconds: deps.leaseSeconds ?? DEFAULT_LEASE_SECONDS });
+  await boss.createQueue(CRAWL_QUEUE, { policy: 'exclusive', retryLimit: 0, expireInSeconds: MAX_CRAWL_SECONDS });
 
   let providers = await loadProviders(deps.db);
   await boss.work<CrawlJobData>(
@@ -103,7 +103,7 @@ export async function startCrawlWorker(options: CrawlWorkerOptions): Promise<Cra
     { localConcurrency: options.concurrency, groupConcurrency: options.perHost, pollingIntervalSeconds: options.pollingSeconds ?? 2 },
     async (jobs) => {
       for (const job of jobs) {
-        const row = await deps.db.selectFrom('crawl_targets').selectAll().where('id', '=', job.data.targetId).executeTakeFirst();
+        const [row] = await listTargets(deps.db, { ids: [job.data.targetId] });
         if (!row) continue;
         const report = await withHostSlot(deps.db, crawlHost(deps, row), options.perHost, () => crawlTarget(deps, providers, row, { onlyIfDue: true }));
         options.onReport?.(report);

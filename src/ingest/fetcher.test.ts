@@ -10,7 +10,7 @@ import { createFetcher, FetchError, MAX_REDIRECTS, parseRetryAfter } from './fet
 import type { GuardedFetcher } from './fetcher.ts';
 import { startReplayServer } from './replay-server.ts';
 import type { ReplayServer } from './replay-server.ts';
-import { FIXTURES, loopbackFetchConfig } from './test-helpers.ts';
+import { FIXTURES, loopbackFetchConfig } from '../../test/helpers/fixtures.ts';
 
 const BOARD = '/posting-api/job-board/superhuman';
 
@@ -110,6 +110,44 @@ describe('SSRF guard', () => {
     const res = await f.get(`${replay.url}/go-board`);
     expect(res.status).toBe(200);
     expect(res.url).toBe(`${replay.url}${BOARD}`);
+  });
+
+  it('re-checks the port on every redirect: an allow-listed 127.0.0.1:<port> cannot redirect to another loopback port', async () => {
+    // A second real loopback service the redirect tries to reach (think Redis or PostgreSQL on loopback).
+    const other = await startReplayServer({ fixturesDir: FIXTURES });
+    try {
+      const port = new URL(replay.url).port;
+      const otherPort = new URL(other.url).port;
+      const f = fetcherWith({ allow: [`127.0.0.1:${port}`] });
+      expect((await f.get(`${replay.url}${BOARD}`)).status).toBe(200);
+
+      replay.override('/go-other-port', { status: 302, headers: { location: `http://127.0.0.1:${otherPort}${BOARD}` } });
+      const literal = await failure(f.get(`${replay.url}/go-other-port`));
+      expect(literal.kind).toBe('blocked');
+      expect(literal.message).toContain(`not ${otherPort}`);
+      // By hostname, the refusal happens in the connect-time lookup, which knows the port too.
+      replay.override('/go-other-name', { status: 302, headers: { location: `http://localhost:${otherPort}${BOARD}` } });
+      expect((await failure(f.get(`${replay.url}/go-other-name`))).kind).toBe('blocked');
+      expect(other.requests).toHaveLength(0);
+
+      // The same port stays reachable through a redirect, and a port-less entry still admits every port.
+      replay.override('/go-same-port', { status: 301, headers: { location: `http://127.0.0.1:${port}${BOARD}` } });
+      expect((await f.get(`${replay.url}/go-same-port`)).status).toBe(200);
+      expect((await fetcherWith({ allow: ['127.0.0.1/32'] }).get(`${replay.url}/go-other-port`)).status).toBe(200);
+      expect(other.requests).toHaveLength(1);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it.each([
+    ['NAT64', 'http://[64:ff9b::a9fe:a9fe]/latest/meta-data/'],
+    ['RFC 6145', 'http://[::ffff:0:a9fe:a9fe]/latest/meta-data/'],
+    ['6to4', 'http://[2002:a9fe:a9fe::1]/'],
+  ])('refuses the metadata address in its %s spelling under a broad IPv6 allow-list', async (_form, url) => {
+    const err = await failure(fetcherWith({ allow: ['::/0'] }).get(url));
+    expect(err.kind).toBe('blocked');
+    expect(err.message).toContain('cloud metadata');
   });
 
   it(`gives up after ${MAX_REDIRECTS} redirects`, async () => {

@@ -5,13 +5,14 @@
  * What it guarantees, per {@link Fetcher.get} call:
  * - Only `http:` and `https:` URLs without credentials in them; anything else is `bad_url`.
  * - SSRF guard: the destination address must be public ({@link createAddressPolicy}) unless it matches
- *   `FetchConfig.allow`. A literal IP in the URL is checked before any connection; a hostname is
- *   checked inside the socket's own DNS lookup (undici `Agent` with `connect.lookup`), on every
- *   address it resolves to, so the address that is checked is the address that is connected to and a
- *   DNS answer that changes between a check and the connect (rebinding) cannot slip through. Refusal
- *   is `blocked`.
+ *   `FetchConfig.allow` on the port connected to. A literal IP in the URL is checked before any
+ *   connection; a hostname is checked inside the socket's own DNS lookup (an undici connector per
+ *   destination port whose `lookup` knows that port), on every address it resolves to, so the address
+ *   that is checked is the address that is connected to and a DNS answer that changes between a check
+ *   and the connect (rebinding) cannot slip through. Refusal is `blocked`.
  * - Redirects (301, 302, 303, 307, 308) are followed by hand, at most {@link MAX_REDIRECTS}, each hop
- *   re-checked as above; credentials-bearing request headers are dropped when a hop changes origin.
+ *   re-checked as above, port included (an allow-listed `127.0.0.1:8443` cannot redirect to another
+ *   loopback port); credentials-bearing request headers are dropped when a hop changes origin.
  *   More hops, or a redirect without a usable `Location`, is `redirect`.
  * - One time limit, `FetchConfig.timeoutMs` (milliseconds), covers one attempt end to end: connect,
  *   every redirect hop, headers and the whole body. Exceeding it is `timeout`.
@@ -36,7 +37,7 @@ import net from 'node:net';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
-import { Agent, request } from 'undici';
+import { Agent, buildConnector, request } from 'undici';
 import type { Dispatcher } from 'undici';
 import type { Logger } from 'pino';
 import type { FetchConfig } from '../config/config.ts';
@@ -122,11 +123,11 @@ class BlockedAddressError extends Error {
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
 
 /**
- * A `net.connect` lookup that resolves like the default one and then refuses the connection if ANY
- * resolved address is not allowed (a hostname that also resolves to 127.0.0.1 is not trusted for its
- * other addresses either).
+ * A `net.connect` lookup for connections to TCP `port` that resolves like the default one and then
+ * refuses the connection if ANY resolved address is not allowed on that port (a hostname that also
+ * resolves to 127.0.0.1 is not trusted for its other addresses either).
  */
-function guardedLookup(policy: AddressPolicy) {
+function guardedLookup(policy: AddressPolicy, port: number) {
   return (hostname: string, options: dns.LookupOptions, callback: LookupCallback): void => {
     dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) {
@@ -138,7 +139,7 @@ function guardedLookup(policy: AddressPolicy) {
         return;
       }
       for (const a of addresses) {
-        const verdict = policy.check(a.address);
+        const verdict = policy.check(a.address, port);
         if (!verdict.ok) {
           callback(new BlockedAddressError(`${hostname} resolves to a refused address: ${verdict.reason}`), '');
           return;
@@ -162,6 +163,29 @@ function redact(url: URL | string): string {
   }
 }
 
+/** The TCP port a URL connects to (its own, else the scheme's default). */
+function urlPort(url: URL): number {
+  return url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+}
+
+/**
+ * undici's connector with the guarded lookup for the port each connection goes to: the allow-list may
+ * admit an address on one port only, and the lookup itself does not learn the port. One connector
+ * (and TLS session cache) per port; a fetcher talks to few ports.
+ */
+function guardedConnector(policy: AddressPolicy, timeoutMs: number): buildConnector.connector {
+  const byPort = new Map<number, buildConnector.connector>();
+  return (options, callback) => {
+    const port = Number(options.port) || (options.protocol === 'https:' ? 443 : 80);
+    let connector = byPort.get(port);
+    if (!connector) {
+      connector = buildConnector({ lookup: guardedLookup(policy, port), timeout: timeoutMs });
+      byPort.set(port, connector);
+    }
+    connector(options, callback);
+  };
+}
+
 /** Parse and vet a URL; literal IP hosts are judged here because no DNS lookup will see them. */
 function vetUrl(raw: string, policy: AddressPolicy): URL {
   let url: URL;
@@ -180,7 +204,7 @@ function vetUrl(raw: string, policy: AddressPolicy): URL {
   // WHATWG URL parsing already normalised exotic IPv4 spellings (0x7f.1, 2130706433) to dotted quads.
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (net.isIP(host) !== 0) {
-    const verdict = policy.check(host);
+    const verdict = policy.check(host, urlPort(url));
     if (!verdict.ok) throw new FetchError('blocked', `refused ${redact(url)}: ${verdict.reason}`);
   }
   return url;
@@ -288,7 +312,7 @@ export function createFetcher(config: FetchConfig, log?: Logger, tuning: Fetcher
   const policy = createAddressPolicy(config.allow);
   const retryAfterCapMs = tuning.retryAfterCapMs ?? RETRY_AFTER_CAP_MS;
   const agent = new Agent({
-    connect: { lookup: guardedLookup(policy), timeout: config.timeoutMs },
+    connect: guardedConnector(policy, config.timeoutMs),
     headersTimeout: config.timeoutMs,
     bodyTimeout: config.timeoutMs,
   });

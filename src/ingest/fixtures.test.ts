@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createConnectors } from './connectors/index.ts';
-import { FIXTURES, readFixture, readManifest, targetOf } from './test-helpers.ts';
+import { FIXTURES, readFixture, readManifest, targetOf } from '../../test/helpers/fixtures.ts';
 
 function filesUnder(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)]));

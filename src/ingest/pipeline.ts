@@ -4,19 +4,20 @@
  * of the posting URLs of rows the board stopped listing. A crawl that fails at any step before the
  * ledger write changes nothing but the target's crawl bookkeeping; an empty board changes nothing.
  */
-import { hostname } from 'node:os';
-import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { CrawlTarget } from '../domain/crawl-target.ts';
 import { enrichPosting, type ProviderProfile } from '../enrich/enrich.ts';
 import type { FxRates } from '../enrich/fx.ts';
-import { DEFAULT_ABSENCE_POLICY, type AbsencePolicy } from '../domain/lifecycle.ts';
-import { applyCrawl, applyUnchangedBoard, closeProvedDead, missingRowsToProbe, type CrawlCounts, type LedgerPosting } from '../store/ledger.ts';
-import { acquireCrawlLease, recordCrawlRun, releaseCrawlLease, toCrawlTarget } from '../store/crawl-targets.ts';
-import { isOptedOut, loadActiveOptouts } from '../store/optouts.ts';
+import { DEFAULT_ABSENCE_POLICY, type AbsencePolicy, type CrawlCounts, type LedgerPosting } from '../domain/lifecycle.ts';
+import { applyCrawl, applyUnchangedBoard, closeProvedDead, missingRowsToProbe } from '../store/ledger.ts';
+import { acquireCrawlLease, crawlLeaseHolder, recordCrawlRun, releaseCrawlLease, renewCrawlLease, toCrawlTarget } from '../store/crawl-targets.ts';
+import { isOptedOut } from '../domain/employer.ts';
+import { loadActiveOptouts } from '../store/optouts.ts';
+import { listProviders } from '../store/providers.ts';
 import type { CrawlTargetRow, DB } from '../store/schema.ts';
 import { CrawlError, type Connector, type ConnectorId } from './connector.ts';
+import { leaseOwnerIsDead, PROCESS_LEASE_OWNER } from './crawl-lease.ts';
 import type { Fetcher } from './fetcher.ts';
 import type { PostingProbe } from './posting-probe.ts';
 import { judgePosting } from './quality-gate.ts';
@@ -40,25 +41,25 @@ export interface PipelineDeps {
   probe?: PostingProbe;
   /** Most posting URLs probed after one crawl (default {@link DEFAULT_PROBE_LIMIT}). */
   probeLimit?: number;
-  /** Name of this process in crawl leases (default: host, pid and a random tag). */
+  /** Name of this process in crawl leases (default: host, pid, a random tag and the process space; see crawl-lease.ts). */
   leaseOwner?: string;
-  /** Lifetime of a crawl lease, seconds (default {@link DEFAULT_LEASE_SECONDS}). */
+  /** Lifetime of a crawl lease without a heartbeat, seconds (default {@link DEFAULT_LEASE_SECONDS}). */
   leaseSeconds?: number;
 }
 
 /** Posting URLs probed after one crawl, at most: probes are polite, one at a time. */
 export const DEFAULT_PROBE_LIMIT = 10;
 /**
- * Crawl lease lifetime, seconds: longer than any crawl can take (fetch time limit × retries plus the
- * ledger write and the probes), short enough that a dead worker's target is picked up again soon.
+ * Crawl lease lifetime without a heartbeat, seconds. The holder renews it every third of that while it
+ * crawls, so a crawl may take as long as it needs, and the lease of a holder that died on another host
+ * (or whose death cannot be proved, see crawl-lease.ts) lapses within this time.
  */
-export const DEFAULT_LEASE_SECONDS = 900;
-
-/** A lease-owner name unique to this process. */
-export function processLeaseOwner(): string {
-  return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
-}
-const PROCESS_LEASE_OWNER = processLeaseOwner();
+export const DEFAULT_LEASE_SECONDS = 90;
+/**
+ * Longest a crawl may take, seconds: fetch time limit × retries, the ledger write and the probes,
+ * with room to spare. The worker's queue gives up on a crawl job after this long.
+ */
+export const MAX_CRAWL_SECONDS = 900;
 
 /** What the probes after a crawl found. */
 export interface ProbeCounts {
@@ -72,12 +73,15 @@ export type CrawlReport =
   | { targetId: string; outcome: 'fetched'; counts: CrawlCounts; skipped: number; probes: ProbeCounts; ms: number }
   | { targetId: string; outcome: 'not_modified'; reverified: number; notSeen: number; probes: ProbeCounts; ms: number }
   | { targetId: string; outcome: 'failed'; errorKind: string; error: string; ms: number }
-  /** Another process holds the target's crawl lease (or, for a queued crawl, it is not due): nothing was done. */
-  | { targetId: string; outcome: 'busy'; ms: number };
+  /**
+   * Another process holds the target's crawl lease (`holder`, until `until`), or, for a queued crawl,
+   * it is not due: nothing was done.
+   */
+  | { targetId: string; outcome: 'busy'; ms: number; holder?: string; until?: Date };
 
 /** Load every provider's profile (class, source type, redistribution) keyed by id. */
 export async function loadProviders(db: Kysely<DB>): Promise<Map<string, ProviderInfo>> {
-  const rows = await db.selectFrom('providers').selectAll().execute();
+  const rows = await listProviders(db);
   return new Map(
     rows.map((r) => [
       r.id,
@@ -93,9 +97,36 @@ export async function loadProviders(db: Kysely<DB>): Promise<Map<string, Provide
 }
 
 /**
- * Crawl one target end to end under its crawl lease. Never throws for a source's fault: failures come
- * back as a report with `outcome: 'failed'` after being recorded on the target. With `onlyIfDue`
- * (the worker), a target that is not due any more is left alone (`busy`).
+ * Take the target's crawl lease, or take it over from a holder that is provably dead (crawl-lease.ts).
+ * @returns the leased row, or who holds the lease when it is busy.
+ * @throws the database's error when the lease cannot be read or written.
+ */
+async function takeLease(
+  deps: PipelineDeps,
+  targetId: string,
+  owner: string,
+  options: { onlyIfDue?: boolean },
+): Promise<{ row: CrawlTargetRow } | { holder?: string; until?: Date }> {
+  const ttlSeconds = deps.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
+  const leased = await acquireCrawlLease(deps.db, targetId, owner, { ttlSeconds, onlyIfDue: options.onlyIfDue });
+  if (leased) return { row: leased };
+  const holder = await crawlLeaseHolder(deps.db, targetId);
+  if (!holder) return {};
+  if (leaseOwnerIsDead(holder.owner)) {
+    const taken = await acquireCrawlLease(deps.db, targetId, owner, { ttlSeconds, onlyIfDue: options.onlyIfDue, takeOverFrom: holder.owner });
+    if (taken) {
+      deps.log.warn({ target: targetId, deadHolder: holder.owner }, 'took over the crawl lease of a process that died while crawling');
+      return { row: taken };
+    }
+  }
+  return { holder: holder.owner, until: holder.expiresAt };
+}
+
+/**
+ * Crawl one target end to end under its crawl lease, renewed every third of its lifetime while the
+ * crawl runs. Never throws: a source's fault, and a database that fails or restarts meanwhile, come
+ * back as a report with `outcome: 'failed'` (recorded on the target when the database allows). With
+ * `onlyIfDue` (the worker), a target that is not due any more is left alone (`busy`).
  */
 export async function crawlTarget(
   deps: PipelineDeps,
@@ -104,13 +135,38 @@ export async function crawlTarget(
   options: { onlyIfDue?: boolean } = {},
 ): Promise<CrawlReport> {
   const owner = deps.leaseOwner ?? PROCESS_LEASE_OWNER;
+  const ttlSeconds = deps.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
   const startedMs = Date.now();
-  const leased = await acquireCrawlLease(deps.db, row.id, owner, { ttlSeconds: deps.leaseSeconds ?? DEFAULT_LEASE_SECONDS, onlyIfDue: options.onlyIfDue });
-  if (!leased) return { targetId: row.id, outcome: 'busy', ms: Date.now() - startedMs };
+  const databaseFailure = (what: string, error: unknown): CrawlReport => {
+    const message = `${what}: ${(error as Error).message}`;
+    deps.log.warn({ target: row.id, error: message }, 'crawl failed on a database error');
+    return { targetId: row.id, outcome: 'failed', errorKind: 'database', error: message, ms: Date.now() - startedMs };
+  };
+  let lease;
   try {
-    return await crawlLeased(deps, providers, leased);
+    lease = await takeLease(deps, row.id, owner, options);
+  } catch (error) {
+    return databaseFailure('could not take the crawl lease', error);
+  }
+  if (!('row' in lease)) return { targetId: row.id, outcome: 'busy', ms: Date.now() - startedMs, ...lease };
+  const heartbeat = setInterval(() => {
+    renewCrawlLease(deps.db, row.id, owner, ttlSeconds)
+      .then((held) => {
+        if (!held) deps.log.warn({ target: row.id }, 'the crawl lease lapsed and was taken by another process');
+      })
+      .catch((error: unknown) => deps.log.warn({ target: row.id, err: error }, 'could not renew the crawl lease'));
+  }, (ttlSeconds * 1000) / 3);
+  heartbeat.unref();
+  try {
+    return await crawlLeased(deps, providers, lease.row);
+  } catch (error) {
+    return databaseFailure('the crawl bookkeeping failed', error);
   } finally {
-    await releaseCrawlLease(deps.db, row.id, owner);
+    clearInterval(heartbeat);
+    // When the database is gone, the lease stays until it lapses or a rerun proves this process dead.
+    await releaseCrawlLease(deps.db, row.id, owner).catch((error: unknown) =>
+      deps.log.warn({ target: row.id, err: error }, 'could not give the crawl lease back; it lapses by itself'),
+    );
   }
 }
 
@@ -126,7 +182,10 @@ async function crawlLeased(deps: PipelineDeps, providers: Map<string, ProviderIn
 
   const fail = async (errorKind: string, error: string): Promise<CrawlReport> => {
     log.warn({ errorKind, error }, 'crawl failed; the ledger is unchanged');
-    await recordCrawlRun(deps.db, { targetId: target.id, startedAt, finishedAt: clock(), outcome: 'failed', errorKind, error, goodCrawl: false });
+    // A database that is gone cannot take the record either; the report still says what happened.
+    await recordCrawlRun(deps.db, { targetId: target.id, startedAt, finishedAt: clock(), outcome: 'failed', errorKind, error, goodCrawl: false }).catch((recordError: unknown) =>
+      log.warn({ err: recordError }, 'could not record the failed crawl'),
+    );
     return { targetId: target.id, outcome: 'failed', errorKind, error, ms: elapsed() };
   };
 

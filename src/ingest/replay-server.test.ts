@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReplayServer, USAJOBS_REPLAY_PREFIX } from './replay-server.ts';
 import type { ReplayServer } from './replay-server.ts';
-import { FIXTURES, readFixture } from './test-helpers.ts';
+import { FIXTURES, readFixture } from '../../test/helpers/fixtures.ts';
 
 /** A plain node:http GET (no guard, no decoding): what the server actually put on the wire. */
 function get(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }> {

@@ -134,7 +134,8 @@ const ROUTES: readonly Route[] = [
 ];
 
 interface Payload {
-  bytes: Buffer;
+  /** The decompressed bytes, read from the file for each full answer. */
+  bytes(): Promise<Buffer>;
   etag: string;
   lastModified: string;
   mtimeMs: number;
@@ -169,7 +170,9 @@ export async function startReplayServer(options: ReplayServerOptions): Promise<R
   const overrides = new Map<string, { response: ReplayOverride; remaining: number }>();
   const requests: ReplayRequest[] = [];
   const timers = new Set<NodeJS.Timeout>();
-  // Decompressed payloads keyed by file path, re-read when the file's mtime changes.
+  // Validators of each payload, keyed by file path and recomputed when the file's mtime changes. The
+  // bytes themselves are read again for every full answer: kept, the decompressed fixtures held about
+  // 45 MiB for the life of `serve --demo`, whose worker asks for them again only every few hours.
   const cache = new Map<string, Payload>();
 
   async function loadPayload(provider: Provider, name: string): Promise<Payload | null> {
@@ -183,11 +186,13 @@ export async function startReplayServer(options: ReplayServerOptions): Promise<R
       if (!stat.isFile()) continue;
       const cached = cache.get(file);
       if (cached && cached.mtimeMs === stat.mtimeMs) return cached;
-      const raw = await fs.readFile(file);
-      const bytes = file.endsWith('.gz') ? zlib.gunzipSync(raw) : raw;
+      const read = async () => {
+        const raw = await fs.readFile(file);
+        return file.endsWith('.gz') ? zlib.gunzipSync(raw) : raw;
+      };
       const payload: Payload = {
-        bytes,
-        etag: `"${crypto.createHash('sha256').update(bytes).digest('base64url')}"`,
+        bytes: read,
+        etag: `"${crypto.createHash('sha256').update(await read()).digest('base64url')}"`,
         lastModified: new Date(stat.mtimeMs).toUTCString(),
         mtimeMs: stat.mtimeMs,
       };
@@ -288,7 +293,7 @@ export async function startReplayServer(options: ReplayServerOptions): Promise<R
         res.end();
         return;
       }
-      send(req, res, 200, { 'content-type': 'application/json; charset=utf-8', ...validators }, payload.bytes);
+      send(req, res, 200, { 'content-type': 'application/json; charset=utf-8', ...validators }, await payload.bytes());
       return;
     }
     sendJson(req, res, 404, { error: 'not found' });

@@ -18,6 +18,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { sanitizeDescription } from '../enrich/description.ts';
+import { companiesDueForWebsiteCheck, recordWebsiteCheck } from '../store/companies.ts';
 import type { DB } from '../store/schema.ts';
 import { FetchError, type Fetcher } from './fetcher.ts';
 
@@ -91,19 +92,11 @@ function sameSite(answered: URL, requested: URL): boolean {
 export async function verifyWebsites(db: Kysely<DB>, fetcher: Fetcher, options: VerifyOptions): Promise<WebsiteCheck[]> {
   const urlFor = options.urlFor ?? ((domain: string) => `https://${domain}/`);
   const cutoff = new Date(options.now.getTime() - (options.maxAgeDays ?? 30) * 86_400_000);
-  const companies = await db
-    .selectFrom('companies')
-    .select(['id', 'slug', 'name', 'domain'])
-    .where('domain', 'is not', null)
-    .where((eb) => eb.or([eb('website_checked_at', 'is', null), eb('website_checked_at', '<', cutoff)]))
-    .orderBy('website_checked_at', (ob) => ob.asc().nullsFirst())
-    .orderBy('id')
-    .limit(options.limit ?? 100)
-    .execute();
+  const companies = await companiesDueForWebsiteCheck(db, cutoff, options.limit ?? 100);
 
   const results: WebsiteCheck[] = [];
   for (const company of companies) {
-    const domain = company.domain!;
+    const domain = company.domain;
     const requested = new URL(urlFor(domain));
     let check: WebsiteCheck;
     try {
@@ -116,14 +109,13 @@ export async function verifyWebsites(db: Kysely<DB>, fetcher: Fetcher, options: 
       if (!(error instanceof FetchError)) throw error;
       check = { slug: company.slug, domain, outcome: 'fetch_failed', error: `${error.kind}: ${error.message}` };
     }
-    const date = options.now.toISOString().slice(0, 10);
-    const set =
+    const proof =
       check.outcome === 'verified'
-        ? { website: check.website!, website_verified_at: date, website_checked_at: options.now }
+        ? { website: check.website!, verifiedOn: options.now.toISOString().slice(0, 10) }
         : check.outcome === 'fetch_failed'
-          ? { website_checked_at: options.now }
-          : { website: null, website_verified_at: null, website_checked_at: options.now };
-    await db.updateTable('companies').set(set).where('id', '=', company.id).execute();
+          ? undefined
+          : null;
+    await recordWebsiteCheck(db, company.id, options.now, proof);
     options.log?.info({ company: company.slug, outcome: check.outcome }, 'website checked');
     results.push(check);
   }

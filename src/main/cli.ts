@@ -6,11 +6,11 @@ import { SingleBar, Presets } from 'cli-progress';
 import { Command, InvalidArgumentError } from 'commander';
 import { SETTINGS, ConfigError } from '../config/config.ts';
 import { CONNECTOR_IDS, type ConnectorId } from '../domain/crawl-target.ts';
-import { createApiKey, KeyInputError, listApiKeys, renameApiKey, revokeApiKey, rotateApiKey } from '../store/api-keys.ts';
+import { createApiKey, KeyInputError, listApiKeys, renameApiKey, revokeApiKey, rotateApiKey } from '../access/api-keys.ts';
 import { clearValidators, listTargets, upsertTarget } from '../store/crawl-targets.ts';
 import { addOptout, listOptouts, OptoutInputError, revokeOptout } from '../store/optouts.ts';
 import { seedBundledTargets } from '../ingest/bundled-feeds.ts';
-import { BENCH_POSTING_PREFIX, seedBenchLedger } from '../bench/seed.ts';
+import { countCorpusRows, seedBenchLedger } from '../bench/seed.ts';
 import { createFetcher } from '../ingest/fetcher.ts';
 import { verifyWebsites } from '../ingest/website-verifier.ts';
 import { startDemoSources } from './demo.ts';
@@ -112,7 +112,11 @@ program
         rt.log.warn('no crawl targets: add one with `jobledger targets add`, or run `jobledger ingest --demo`');
       } else {
         const summary = await runImport(rt.database.db, rt.log, targets, { fetch, baseUrls, pageUrl }, { absence: rt.config.absence, probeLimit: rt.config.worker.probeLimit });
-        if (summary.failed > 0) process.exitCode = 1;
+        // A failed board, or one skipped because another process holds its lease, is not imported: exit 1.
+        if (summary.unfinished) {
+          process.stderr.write(`jobledger ingest: ${summary.unfinished}\n`);
+          process.exitCode = 1;
+        }
       }
       await closeReplay?.();
     } finally {
@@ -134,8 +138,7 @@ program
     const rt = await openRuntime({ applicationName: 'jobledger-bench-seed', statementTimeoutMs: 0 });
     try {
       const db = rt.database.db;
-      const corpus = await db.selectFrom('jobs').select((eb) => eb.fn.countAll<string>().as('n')).where('source_posting_id', 'not like', `${BENCH_POSTING_PREFIX}%`).executeTakeFirstOrThrow();
-      if (Number(corpus.n) === 0) {
+      if ((await countCorpusRows(db)) === 0) {
         rt.log.info('importing the bundled real feeds to sample their distributions');
         const demo = await startDemoSources(rt.config.fetch);
         try {

@@ -26,10 +26,40 @@ export interface ImportSummary {
   unchanged: number;
   closed: number;
   seconds: number;
+  /**
+   * When any board failed or was skipped as busy: one line for the operator naming how many and why
+   * (the holder of a busy board's lease). The `ingest` command prints it and exits 1.
+   */
+  unfinished?: string;
 }
 
-export function summarize(reports: CrawlReport[], seconds: number): ImportSummary {
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** The operator's line about boards this import did not bring up to date, or undefined when there are none. */
+function unfinishedLine(reports: CrawlReport[]): string | undefined {
+  const failed = reports.filter((r) => r.outcome === 'failed');
+  const busy = reports.filter((r) => r.outcome === 'busy');
+  const parts: string[] = [];
+  if (failed.length > 0) {
+    const kinds = [...new Set(failed.map((r) => (r.outcome === 'failed' ? r.errorKind : '')))].join(', ');
+    parts.push(`${plural(failed.length, 'board')} failed (${kinds}; nothing changed for them)`);
+  }
+  if (busy.length > 0) {
+    const holders = [...new Set(busy.flatMap((r) => (r.outcome === 'busy' && r.holder ? [r.holder] : [])))];
+    const until = busy.flatMap((r) => (r.outcome === 'busy' && r.until ? [r.until.getTime()] : []));
+    const list = `${holders.slice(0, 3).join(', ')}${holders.length > 3 ? ', ...' : ''}`;
+    const latest = until.length > 0 ? `, until ${new Date(Math.max(...until)).toISOString()} unless renewed` : '';
+    parts.push(`${plural(busy.length, 'board')} skipped because another process is crawling them${holders.length > 0 ? ` (lease held by ${list}${latest})` : ''}`);
+  }
+  return parts.length > 0 ? `${parts.join('; ')}. Run the import again to bring them up to date.` : undefined;
+}
+
+function summarize(reports: CrawlReport[], seconds: number): ImportSummary {
   const summary: ImportSummary = { targets: reports.length, failed: 0, notModified: 0, busy: 0, postings: 0, created: 0, updated: 0, unchanged: 0, closed: 0, seconds };
+  const unfinished = unfinishedLine(reports);
+  if (unfinished) summary.unfinished = unfinished;
   for (const r of reports) {
     if (r.outcome === 'failed') summary.failed++;
     else if (r.outcome === 'busy') summary.busy++;
@@ -77,7 +107,7 @@ export async function runImport(
     onProgress: (report, done, total) => {
       if (report.outcome === 'fetched') rows += report.counts.postings;
       if (report.outcome === 'failed') log.warn({ target: report.targetId, errorKind: report.errorKind, error: report.error }, 'board failed; nothing changed for it');
-      if (report.outcome === 'busy') log.warn({ target: report.targetId }, 'board is being crawled by another process; skipped');
+      if (report.outcome === 'busy') log.warn({ target: report.targetId, holder: report.holder, until: report.until }, 'board is being crawled by another process; skipped');
       if (bar) bar.update(done, { rows, board: report.targetId });
       else if (done === total || done - lastLogged >= Math.max(1, Math.ceil(total / 10))) {
         lastLogged = done;

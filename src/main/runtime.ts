@@ -32,7 +32,8 @@ export async function openRuntime(options: { statementTimeoutMs?: number; applic
     log,
   );
   try {
-    await migrate(database.connectionString, log);
+    // JOBLEDGER_TEST_PAUSE_MIGRATION is the fault tests' hook (a kill inside a migration), not a setting.
+    await migrate(database.connectionString, log, { pauseAfter: process.env.JOBLEDGER_TEST_PAUSE_MIGRATION || undefined });
   } catch (error) {
     await database.close();
     throw error;

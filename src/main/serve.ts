@@ -8,6 +8,7 @@ import { buildApp } from '../http/app.ts';
 import { startReportRefresher, type ReportRefresher } from '../reports/refresher.ts';
 import { defaultReportSettings } from '../reports/snapshots.ts';
 import { connect } from '../store/database.ts';
+import { countServed } from '../store/job-queries.ts';
 import type { DB } from '../store/schema.ts';
 import { cursorSecret } from '../store/settings.ts';
 import { seedBundledTargets } from '../ingest/bundled-feeds.ts';
@@ -56,7 +57,7 @@ export async function serve(options: ServeOptions): Promise<void> {
       const demo = await startDemoSources(config.fetch);
       closeReplay = () => demo.replay.close();
       sources = { fetch: demo.fetch, baseUrls: demo.replay.baseUrls, pageUrl: demo.replay.pageUrl };
-      ingestDb = connect(database.connectionString, { statementTimeoutMs: INGEST_STATEMENT_TIMEOUT_MS, maxConnections: 4, applicationName: 'jobledger-ingest' }).db;
+      ingestDb = connect(database.connectionString, { statementTimeoutMs: INGEST_STATEMENT_TIMEOUT_MS, maxConnections: 4, applicationName: 'jobledger-ingest', log }).db;
       const targets = await seedBundledTargets(ingestDb);
       log.info({ boards: targets.length }, 'importing the bundled real feeds through the replay server');
       await runImport(ingestDb, log, targets, sources, { absence: config.absence, probeLimit: config.worker.probeLimit });
@@ -89,8 +90,8 @@ export async function serve(options: ServeOptions): Promise<void> {
     refresher = startReportRefresher(database.db, log, reports);
     // The worker recrawls every target on its interval (the demo's from the replay server).
     if (options.worker ?? config.worker.inServe) worker = await startWorker(config, log, database, sources);
-    const served = await database.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('served', '=', true).executeTakeFirstOrThrow();
-    log.info({ url: `http://localhost:${config.port}`, served: served.n }, 'jobledger is serving');
+    const served = await countServed(database.db);
+    log.info({ url: `http://localhost:${config.port}`, served }, 'jobledger is serving');
 
     if (options.demo) {
       const key = await ensureDemoKey(database.db);

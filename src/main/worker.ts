@@ -36,6 +36,7 @@ export async function startWorker(config: Config, log: Logger, database: Databas
     statementTimeoutMs: INGEST_STATEMENT_TIMEOUT_MS,
     maxConnections: 2 * config.worker.concurrency + 2,
     applicationName: 'jobledger-worker',
+    log,
   });
   const fetcher = createFetcher(sources.fetch, log.child({ component: 'fetcher' }));
   const deps: PipelineDeps = {

@@ -1,11 +1,12 @@
 /**
  * The coverage reports (spec: Resources › Coverage report (shape); GET /public/coverage,
- * /public/coverage/countries, /public/coverage/employers). Populations as in `populations.ts`.
+ * /public/coverage/countries, /public/coverage/employers). Populations as in `store/populations.ts`.
  */
 import { sql, type Kysely } from 'kysely';
 import { FIELD_SOURCE_KEYS } from '../domain/field-sources.ts';
 import type { DB } from '../store/schema.ts';
-import { CLOSED, LIVE, pct, WITHHELD } from './populations.ts';
+import { CLOSED, LIVE, WITHHELD } from '../store/populations.ts';
+import { pct } from './share.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -243,7 +244,7 @@ export interface EmployersSnapshot {
 }
 
 /** Largest number of employers listed by the per-employer report (the biggest first). */
-export const EMPLOYERS_REPORT_MAX = 1000;
+const EMPLOYERS_REPORT_MAX = 1000;
 
 /**
  * Per-employer coverage of live rows, biggest employers first (ties by name, then slug), at most

@@ -22,6 +22,7 @@ import {
   type SourceType,
 } from '../domain/vocabulary.ts';
 import type { DB } from '../store/schema.ts';
+import { pct } from './share.ts';
 
 /** Facet groups (spec: "Facet groups"), plus `state`, which lists the legal `state` values. */
 export const FACET_GROUPS = ['family', 'country', 'city', 'state', 'remote', 'employment', 'seniority', 'source_type', 'provider'] as const;
@@ -132,10 +133,6 @@ function sortEntries(entries: FacetEntry[]): FacetEntry[] {
   return entries.sort((a, b) => b.count - a.count || a.label.localeCompare(b.label, 'en') || a.value.localeCompare(b.value, 'en'));
 }
 
-function percent(part: number, whole: number): number {
-  return whole === 0 ? 0 : Math.round((part / whole) * 1000) / 10;
-}
-
 /**
  * Compute every facet group, the provider list and the publication counts from the ledger.
  * Two statements, each one pass over the served rows.
@@ -208,7 +205,7 @@ export async function computeFacets(db: Kysely<DB>): Promise<LedgerFacets> {
         label: p.label,
         live: c.live,
         with_description: c.withDescription,
-        with_description_pct: percent(c.withDescription, c.live),
+        with_description_pct: pct(c.withDescription, c.live),
         provider_type: p.provider_class,
         source_type: p.source_type,
       };

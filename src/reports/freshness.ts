@@ -7,7 +7,8 @@ import { sql, type Kysely } from 'kysely';
 import { FX_CURRENCIES, SALARY_NORMALISATION_ASSUMPTIONS, type FxRates } from '../enrich/fx.ts';
 import { CLOSED_REASONS } from '../domain/vocabulary.ts';
 import type { DB } from '../store/schema.ts';
-import { CLOSED, isoOrNull, LIVE, pct, WITHHELD } from './populations.ts';
+import { CLOSED, LIVE, WITHHELD } from '../store/populations.ts';
+import { pct } from './share.ts';
 
 const HOUR_MS = 3_600_000;
 
@@ -49,6 +50,12 @@ export interface FreshnessSnapshot {
   };
   population_note: string;
   refresh_note: string;
+}
+
+/** `YYYY-MM-DDTHH:MM:SS.sssZ` or null. */
+function isoOrNull(value: Date | string | null | undefined): string | null {
+  if (value === null || value === undefined) return null;
+  return new Date(value).toISOString();
 }
 
 interface Counts {

@@ -5,6 +5,7 @@
  */
 import type { Kysely } from 'kysely';
 import { loadFxRates, type FxRates } from '../enrich/fx.ts';
+import { readReportSnapshot, saveReportSnapshot } from '../store/report-snapshots.ts';
 import type { DB } from '../store/schema.ts';
 import { computeCountries, computeCoverage, computeEmployers } from './coverage.ts';
 import { computeFreshness } from './freshness.ts';
@@ -15,7 +16,7 @@ export const REPORT_NAMES = ['freshness', 'coverage', 'coverage_countries', 'cov
 export type ReportName = (typeof REPORT_NAMES)[number];
 
 /** Default seconds between refreshes (config JOBLEDGER_REPORT_REFRESH_SECONDS). */
-export const DEFAULT_REFRESH_SECONDS = 900;
+const DEFAULT_REFRESH_SECONDS = 900;
 
 export interface ReportSettings {
   /** Indicative rates published by the freshness report. */
@@ -29,7 +30,7 @@ export function defaultReportSettings(refreshSeconds = DEFAULT_REFRESH_SECONDS):
 }
 
 /** Measure one report at `now`. */
-export async function computeReport(db: Kysely<DB>, name: ReportName, now: Date, settings: ReportSettings): Promise<{ measured_at: string }> {
+async function computeReport(db: Kysely<DB>, name: ReportName, now: Date, settings: ReportSettings): Promise<{ measured_at: string }> {
   switch (name) {
     case 'freshness':
       return computeFreshness(db, now, settings.fx, settings.refreshSeconds);
@@ -48,12 +49,7 @@ async function measureAndStore(db: Kysely<DB>, name: ReportName, now: Date, sett
   const started = performance.now();
   const data = await computeReport(db, name, now, settings);
   const duration_ms = Math.round(performance.now() - started);
-  const json = JSON.stringify(data);
-  await db
-    .insertInto('report_snapshots')
-    .values({ name, data: json, measured_at: now, duration_ms })
-    .onConflict((oc) => oc.column('name').doUpdateSet({ data: json, measured_at: now, duration_ms }))
-    .execute();
+  await saveReportSnapshot(db, { name, data: JSON.stringify(data), measuredAt: now, durationMs: duration_ms });
   return { data: data as Record<string, unknown>, measuredAt: now };
 }
 
@@ -105,7 +101,7 @@ export function createReportReader(db: Kysely<DB>, settings: ReportSettings): Re
   return {
     settings,
     async read(name, now = new Date()) {
-      const row = await db.selectFrom('report_snapshots').select(['data', 'measured_at']).where('name', '=', name).executeTakeFirst();
+      const row = await readReportSnapshot(db, name);
       const stored: StoredReport = row ? { data: row.data as Record<string, unknown>, measuredAt: row.measured_at } : await onDemand(name);
       const ageSeconds = Math.max(0, Math.floor((now.getTime() - stored.measuredAt.getTime()) / 1000));
       return { data: stored.data, measuredAt: stored.measuredAt, ageSeconds, stale: ageSeconds > 2 * settings.refreshSeconds };

@@ -6,7 +6,8 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../store/schema.ts';
-import { pct } from './populations.ts';
+import { CLOSED } from '../store/populations.ts';
+import { pct } from './share.ts';
 
 const DAY_MS = 86_400_000;
 const TOP = 10;
@@ -28,6 +29,16 @@ export interface StatsSnapshot {
   top_categories: Array<{ category: string; jobs: number }>;
   top_countries: Array<{ country: string; jobs: number }>;
   definitions: Record<string, string>;
+}
+
+/** The {@link TOP} values of `column` carried by the most served rows, most first (ties by value). */
+async function topServed<C extends 'category' | 'country'>(db: Kysely<DB>, column: C): Promise<Array<Record<C, string> & { jobs: number }>> {
+  const ref = sql.ref(`j.${column}`);
+  const rows = await sql<Record<C, string> & { jobs: number }>`
+    SELECT ${ref}, count(*)::int AS jobs FROM jobs j
+    WHERE j.served AND ${ref} IS NOT NULL
+    GROUP BY ${ref} ORDER BY count(*) DESC, ${ref} LIMIT ${TOP}`.execute(db);
+  return rows.rows;
 }
 
 /** Measure the summary at `now`. */
@@ -56,22 +67,12 @@ export async function computeStats(db: Kysely<DB>, now: Date): Promise<StatsSnap
         percentile_cont(0.5) WITHIN GROUP (ORDER BY j.salary_min_annual_eur) FILTER (WHERE j.served AND j.salary_min_annual_eur IS NOT NULL) AS median,
         count(*) FILTER (WHERE j.served AND j.first_seen_at >= ${day})::int AS new_24h,
         count(*) FILTER (WHERE j.served AND j.first_seen_at >= ${week})::int AS new_7d,
-        count(*) FILTER (WHERE j.status = 'closed' AND j.closed_at >= ${day})::int AS closed_24h,
-        count(*) FILTER (WHERE j.status = 'closed' AND j.closed_at >= ${week})::int AS closed_7d
+        count(*) FILTER (WHERE ${CLOSED} AND j.closed_at >= ${day})::int AS closed_24h,
+        count(*) FILTER (WHERE ${CLOSED} AND j.closed_at >= ${week})::int AS closed_7d
       FROM jobs j`.execute(db)
   ).rows[0]!;
-  const categories = (
-    await sql<{ category: string; jobs: number }>`
-      SELECT j.category, count(*)::int AS jobs FROM jobs j
-      WHERE j.served AND j.category IS NOT NULL
-      GROUP BY j.category ORDER BY count(*) DESC, j.category LIMIT ${TOP}`.execute(db)
-  ).rows;
-  const countries = (
-    await sql<{ country: string; jobs: number }>`
-      SELECT j.country, count(*)::int AS jobs FROM jobs j
-      WHERE j.served AND j.country IS NOT NULL
-      GROUP BY j.country ORDER BY count(*) DESC, j.country LIMIT ${TOP}`.execute(db)
-  ).rows;
+  const categories = await topServed(db, 'category');
+  const countries = await topServed(db, 'country');
   return {
     measured_at: now.toISOString(),
     jobs: t.jobs,

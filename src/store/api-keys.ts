@@ -1,154 +1,118 @@
 /**
- * The API key repository (spec: Authentication and API key state). Secrets never reach this module's
- * tables: only `key_prefix` (non-secret) and the SHA-256 `secret_hash`.
+ * The API key repository (tables `api_keys` and `accounts`, migration 002; spec: Authentication and
+ * API key state). It stores and reads key rows; secrets never reach it: only the non-secret
+ * `key_prefix` and the SHA-256 `secret_hash` that `access/api-keys.ts` (the key service) computes.
  */
 import { sql, type Kysely } from 'kysely';
-import { keyMatches, keyPrefixOf, newKeyMaterial } from '../access/api-keys.ts';
 import type { ApiKeyRow, DB, PlanRow } from './schema.ts';
 
-export interface CreateKeyInput {
+/** A key row to insert: everything but what the database generates. */
+export interface NewApiKeyRow {
   planId: string;
-  name?: string;
-  /** ISO-3166 alpha-2 for a country-locked key. */
-  countryLock?: string;
-  expiresAt?: Date;
-  /** Add the key to an existing account; a new account is created otherwise. */
-  accountId?: string;
-}
-
-export interface CreatedKey {
-  id: string;
-  accountId: string;
+  name: string | null;
   keyPrefix: string;
-  /** The secret, to show once. */
-  secret: string;
-  planId: string;
+  secretHash: Buffer;
+  countryLock: string | null;
+  expiresAt: Date | null;
+  /** The account the key joins; null creates an account named `name`. */
+  accountId: string | null;
 }
 
-/** Thrown for an operator mistake (unknown plan, unknown account); the message says which. */
-export class KeyInputError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'KeyInputError';
+/** What {@link insertApiKey} did: the new row, or why nothing was written. */
+export type InsertApiKeyResult =
+  | { inserted: true; id: string; accountId: string }
+  | { inserted: false; reason: 'unknown_plan' | 'unknown_account' | 'prefix_taken' };
+
+/** Raised inside the insert transaction to roll it back; never leaves this module. */
+class Refused extends Error {
+  readonly reason: 'unknown_plan' | 'unknown_account' | 'prefix_taken';
+  constructor(reason: 'unknown_plan' | 'unknown_account' | 'prefix_taken') {
+    super(reason);
+    this.reason = reason;
   }
 }
 
-/** Create a key; returns its secret exactly once. */
-export async function createApiKey(db: Kysely<DB>, input: CreateKeyInput): Promise<CreatedKey> {
-  return db.transaction().execute(async (trx) => {
-    const plan = await trx.selectFrom('plans').select('id').where('id', '=', input.planId).executeTakeFirst();
-    if (!plan) throw new KeyInputError(`unknown plan "${input.planId}"; see \`jobledger plans\``);
-    let accountId = input.accountId;
-    if (accountId) {
-      const account = await trx.selectFrom('accounts').select('id').where('id', '=', accountId).executeTakeFirst();
-      if (!account) throw new KeyInputError(`unknown account "${accountId}"`);
-    } else {
-      accountId = (await trx.insertInto('accounts').values({ name: input.name ?? null, email: null }).returning('id').executeTakeFirstOrThrow()).id;
-    }
-    // A prefix collision is astronomically unlikely; retrying keeps the unique constraint honest anyway.
-    for (let attempt = 0; attempt < 5; attempt++) {
-      const material = newKeyMaterial();
-      const clash = await trx.selectFrom('api_keys').select('id').where('key_prefix', '=', material.keyPrefix).executeTakeFirst();
-      if (clash) continue;
-      const row = await trx
+/**
+ * Insert a key (and its account when `accountId` is null) in one transaction. Nothing is written when
+ * the plan or the account does not exist or another key holds the prefix.
+ */
+export async function insertApiKey(db: Kysely<DB>, row: NewApiKeyRow): Promise<InsertApiKeyResult> {
+  try {
+    return await db.transaction().execute(async (trx) => {
+      const plan = await trx.selectFrom('plans').select('id').where('id', '=', row.planId).executeTakeFirst();
+      if (!plan) throw new Refused('unknown_plan');
+      let accountId = row.accountId;
+      if (accountId) {
+        const account = await trx.selectFrom('accounts').select('id').where('id', '=', accountId).executeTakeFirst();
+        if (!account) throw new Refused('unknown_account');
+      } else {
+        accountId = (await trx.insertInto('accounts').values({ name: row.name, email: null }).returning('id').executeTakeFirstOrThrow()).id;
+      }
+      const clash = await trx.selectFrom('api_keys').select('id').where('key_prefix', '=', row.keyPrefix).executeTakeFirst();
+      if (clash) throw new Refused('prefix_taken');
+      const { id } = await trx
         .insertInto('api_keys')
         .values({
           account_id: accountId,
-          name: input.name ?? null,
-          key_prefix: material.keyPrefix,
-          secret_hash: material.hash,
-          plan_id: input.planId,
-          country_lock: input.countryLock ?? null,
-          expires_at: input.expiresAt ?? null,
+          name: row.name,
+          key_prefix: row.keyPrefix,
+          secret_hash: row.secretHash,
+          plan_id: row.planId,
+          country_lock: row.countryLock,
+          expires_at: row.expiresAt,
         })
         .returning('id')
         .executeTakeFirstOrThrow();
-      return { id: row.id, accountId, keyPrefix: material.keyPrefix, secret: material.secret, planId: input.planId };
-    }
-    throw new Error('could not allocate a unique key prefix');
-  });
-}
-
-/** A key that authenticated, with its plan. */
-export interface AuthenticatedKey {
-  key: ApiKeyRow;
-  plan: PlanRow;
+      return { inserted: true as const, id, accountId };
+    });
+  } catch (error) {
+    if (error instanceof Refused) return { inserted: false, reason: error.reason };
+    throw error;
+  }
 }
 
 /**
- * Resolve a presented key string to an active, unexpired key. Unknown, malformed, revoked and expired
- * keys all return undefined, so callers answer them identically (spec: Authentication, item 6).
+ * The key holding `keyPrefix`, whatever its state, with its plan: one statement, because every keyed
+ * request runs it.
  */
-export async function authenticateKey(db: Kysely<DB>, presented: string, now: Date = new Date()): Promise<AuthenticatedKey | undefined> {
-  const prefix = keyPrefixOf(presented);
-  // Key and plan in one statement: every keyed request runs this, so it is one round trip, not two.
-  const row = prefix
-    ? await db
-        .selectFrom('api_keys as k')
-        .innerJoin('plans as p', 'p.id', 'k.plan_id')
-        .selectAll('k')
-        .select(sql<PlanRow>`to_jsonb(p)`.as('plan_row'))
-        .where('k.key_prefix', '=', prefix)
-        .executeTakeFirst()
-    : undefined;
-  const matches = keyMatches(presented, row?.secret_hash);
-  if (!row || !matches) return undefined;
-  const { plan_row: plan, ...key } = row;
-  if (key.status !== 'active') return undefined;
-  if (key.expires_at && key.expires_at.getTime() <= now.getTime()) return undefined;
-  return { key, plan };
+export async function findKeyWithPlan(db: Kysely<DB>, keyPrefix: string): Promise<(ApiKeyRow & { plan_row: PlanRow }) | undefined> {
+  return db
+    .selectFrom('api_keys as k')
+    .innerJoin('plans as p', 'p.id', 'k.plan_id')
+    .selectAll('k')
+    .select(sql<PlanRow>`to_jsonb(p)`.as('plan_row'))
+    .where('k.key_prefix', '=', keyPrefix)
+    .executeTakeFirst();
 }
 
-export interface KeyListing {
-  id: string;
-  accountId: string;
-  keyPrefix: string;
-  name: string | null;
-  planId: string;
-  countryLock: string | null;
-  status: 'active' | 'revoked' | 'expired';
-  createdAt: Date;
-  expiresAt: Date | null;
-  /** Records served in the current UTC month. */
-  recordsThisMonth: number;
-  /** When the key last authenticated a request, to the minute (see {@link recordKeyUse}); null if never. */
-  lastUsedAt: Date | null;
+/** The key whose id is `id`, or else whose prefix is `keyPrefix`. */
+export async function findKey(db: Kysely<DB>, by: { id: string } | { keyPrefix: string }): Promise<ApiKeyRow | undefined> {
+  const query = db.selectFrom('api_keys').selectAll();
+  return ('id' in by ? query.where('id', '=', by.id) : query.where('key_prefix', '=', by.keyPrefix)).executeTakeFirst();
 }
 
-/** Every key, newest first, without any secret material. */
-export async function listApiKeys(db: Kysely<DB>, now: Date = new Date()): Promise<KeyListing[]> {
-  const month = `${now.toISOString().slice(0, 7)}-01`;
-  const rows = await db
+/** The id of a key named `name`, if any. */
+export async function findKeyIdByName(db: Kysely<DB>, name: string): Promise<string | undefined> {
+  return (await db.selectFrom('api_keys').select('id').where('name', '=', name).executeTakeFirst())?.id;
+}
+
+/** A key row with the records it used in one month (0 when it has no meter row then). */
+export type KeyUsageRow = Pick<ApiKeyRow, 'id' | 'account_id' | 'key_prefix' | 'name' | 'plan_id' | 'country_lock' | 'status' | 'created_at' | 'expires_at' | 'last_used_at'> & {
+  used: number | null;
+};
+
+/** Every key, newest first, with its usage in the month starting `periodStart` (`YYYY-MM-01`). */
+export async function listKeysWithUsage(db: Kysely<DB>, periodStart: string): Promise<KeyUsageRow[]> {
+  return db
     .selectFrom('api_keys')
-    .leftJoin('record_usage as u', (join) => join.onRef('u.api_key_id', '=', 'api_keys.id').on('u.period_start', '=', month))
+    .leftJoin('record_usage as u', (join) => join.onRef('u.api_key_id', '=', 'api_keys.id').on('u.period_start', '=', periodStart))
     .select(['id', 'account_id', 'key_prefix', 'name', 'plan_id', 'country_lock', 'status', 'created_at', 'expires_at', 'last_used_at', 'u.used'])
     .orderBy('created_at', 'desc')
     .execute();
-  return rows.map((r) => ({
-    id: r.id,
-    accountId: r.account_id,
-    keyPrefix: r.key_prefix,
-    name: r.name,
-    planId: r.plan_id,
-    countryLock: r.country_lock,
-    status: r.status === 'revoked' ? 'revoked' : r.expires_at && r.expires_at.getTime() <= now.getTime() ? 'expired' : 'active',
-    createdAt: r.created_at,
-    expiresAt: r.expires_at,
-    recordsThisMonth: r.used ?? 0,
-    lastUsedAt: r.last_used_at,
-  }));
 }
 
-/** How stale `api_keys.last_used_at` may get, seconds: it is written at most once a minute per key. */
-export const KEY_USE_RESOLUTION_SECONDS = 60;
-
-/**
- * Stamp `api_keys.last_used_at` with `now`, unless it was stamped less than
- * {@link KEY_USE_RESOLUTION_SECONDS} ago: an operator sees which keys are in use (`jobledger keys
- * list`) without every request writing the row. Returns whether the row was written.
- */
-export async function recordKeyUse(db: Kysely<DB>, keyId: string, now: Date = new Date()): Promise<boolean> {
-  const staleBefore = new Date(now.getTime() - KEY_USE_RESOLUTION_SECONDS * 1000);
+/** Set `last_used_at` to `now` unless it is later than `staleBefore`. Returns whether the row was written. */
+export async function touchKeyUse(db: Kysely<DB>, keyId: string, now: Date, staleBefore: Date): Promise<boolean> {
   const result = await db
     .updateTable('api_keys')
     .set({ last_used_at: now })
@@ -158,79 +122,30 @@ export async function recordKeyUse(db: Kysely<DB>, keyId: string, now: Date = ne
   return result.numUpdatedRows > 0n;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/**
- * Find a key by its id (uuid) or its `key_prefix` (`jl_xxxxxxxx`), as an operator types them.
- * @throws KeyInputError when none matches.
- */
-async function findKeyRow(db: Kysely<DB>, idOrPrefix: string): Promise<ApiKeyRow> {
-  const handle = idOrPrefix.trim();
-  const row = await db
-    .selectFrom('api_keys')
-    .selectAll()
-    .where(UUID.test(handle) ? 'id' : 'key_prefix', '=', UUID.test(handle) ? handle.toLowerCase() : handle)
-    .executeTakeFirst();
-  if (!row) throw new KeyInputError(`no key has the id or prefix "${handle}"; see \`jobledger keys list\``);
-  return row;
-}
-
-/** A rotated key: same id and prefix, new secret (shown once). */
-export interface RotatedKey {
-  id: string;
-  keyPrefix: string;
-  secret: string;
-}
-
-/**
- * Give a key a new secret (spec: API key state, "active → rotate → active"). The id, prefix, plan,
- * meters and usage history stay: they hang on the row, not on the secret. The old secret stops
- * working at once (a lost secret may be in someone else's hands).
- * @throws KeyInputError for an unknown, revoked or expired key.
- */
-export async function rotateApiKey(db: Kysely<DB>, idOrPrefix: string, now: Date = new Date()): Promise<RotatedKey> {
-  const key = await findKeyRow(db, idOrPrefix);
-  if (key.status === 'revoked') throw new KeyInputError(`key ${key.key_prefix} is revoked; revocation is permanent, create a new key instead`);
-  if (key.expires_at && key.expires_at.getTime() <= now.getTime()) {
-    throw new KeyInputError(`key ${key.key_prefix} expired at ${key.expires_at.toISOString()}; create a new key instead`);
-  }
-  const material = newKeyMaterial(key.key_prefix);
+/** Replace the secret hash of an active key. Returns false when the key is not active (any more). */
+export async function replaceSecretHash(db: Kysely<DB>, keyId: string, secretHash: Buffer, rotatedAt: Date): Promise<boolean> {
   const updated = await db
     .updateTable('api_keys')
-    .set({ secret_hash: material.hash, rotated_at: now })
-    .where('id', '=', key.id)
+    .set({ secret_hash: secretHash, rotated_at: rotatedAt })
+    .where('id', '=', keyId)
     .where('status', '=', 'active')
     .executeTakeFirst();
-  if (updated.numUpdatedRows !== 1n) throw new KeyInputError(`key ${key.key_prefix} was revoked meanwhile`);
-  return { id: key.id, keyPrefix: key.key_prefix, secret: material.secret };
+  return updated.numUpdatedRows === 1n;
 }
 
-/**
- * Revoke a key at once and for good (spec: API key state, "Immediate and permanent. The row is kept
- * for audit"). Revoking a revoked key changes nothing and reports when it was revoked.
- * @throws KeyInputError for an unknown key.
- */
-export async function revokeApiKey(db: Kysely<DB>, idOrPrefix: string, now: Date = new Date()): Promise<{ id: string; keyPrefix: string; revokedAt: Date; already: boolean }> {
-  const key = await findKeyRow(db, idOrPrefix);
-  if (key.status === 'revoked' && key.revoked_at) return { id: key.id, keyPrefix: key.key_prefix, revokedAt: key.revoked_at, already: true };
+/** Revoke an active key at `revokedAt`. Returns the revocation instant, or undefined when it was not active. */
+export async function markKeyRevoked(db: Kysely<DB>, keyId: string, revokedAt: Date): Promise<Date | undefined> {
   const row = await db
     .updateTable('api_keys')
-    .set({ status: 'revoked', revoked_at: now })
-    .where('id', '=', key.id)
+    .set({ status: 'revoked', revoked_at: revokedAt })
+    .where('id', '=', keyId)
     .where('status', '=', 'active')
     .returning('revoked_at')
     .executeTakeFirst();
-  if (!row?.revoked_at) return revokeApiKey(db, key.id, now);
-  return { id: key.id, keyPrefix: key.key_prefix, revokedAt: row.revoked_at, already: false };
+  return row?.revoked_at ?? undefined;
 }
 
-/**
- * Set (or, with an empty name, clear) a key's label.
- * @throws KeyInputError for an unknown key.
- */
-export async function renameApiKey(db: Kysely<DB>, idOrPrefix: string, name: string): Promise<{ id: string; keyPrefix: string; name: string | null }> {
-  const key = await findKeyRow(db, idOrPrefix);
-  const label = name.trim() === '' ? null : name.trim();
-  await db.updateTable('api_keys').set({ name: label }).where('id', '=', key.id).execute();
-  return { id: key.id, keyPrefix: key.key_prefix, name: label };
+/** Set a key's label (null clears it). */
+export async function setKeyName(db: Kysely<DB>, keyId: string, name: string | null): Promise<void> {
+  await db.updateTable('api_keys').set({ name }).where('id', '=', keyId).execute();
 }

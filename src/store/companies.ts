@@ -2,16 +2,16 @@
  * The company repository: finds or creates the employer a posting belongs to.
  *
  * Identity: the bare domain when known (`domain:<domain>`), otherwise the folded display name
- * (`name:<name>`). The slug derives from the display name; when another company already holds that
- * slug, the newcomer gets a short hash suffix of its identity (spec: Company slug instability rule 2).
+ * (`name:<name>`), as `identityKey` (domain/employer.ts) computes it. The slug derives from the display
+ * name; when another company already holds that slug, the newcomer gets a short hash suffix of its
+ * identity (spec: Company slug instability rule 2).
  */
 import { createHash } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { bareDomain } from '../domain/domain-name.ts';
+import { identityKey } from '../domain/employer.ts';
 import { slugify } from '../domain/slug.ts';
 import type { DB } from './schema.ts';
-
-export { bareDomain };
 
 export interface CompanyInput {
   name: string;
@@ -24,13 +24,6 @@ export interface CompanyRef {
   id: string;
   slug: string;
   name: string;
-}
-
-/** The identity a company row is matched by: `domain:<bare domain>` when known, else `name:<folded name>`. */
-export function identityKey(input: CompanyInput): string {
-  const domain = input.domain ? bareDomain(input.domain) : undefined;
-  if (domain) return `domain:${domain}`;
-  return `name:${input.name.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ').trim()}`;
 }
 
 function suffixed(slug: string, key: string): string {
@@ -105,4 +98,41 @@ async function freeSlug(trx: Transaction<DB>, base: string, key: string, ownId: 
   }
   // Two identities whose suffixed slugs collide too: extremely unlikely; fall back to a longer hash.
   return `${base}-${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
+}
+
+/** A company whose website is due for a check. */
+export interface WebsiteCheckCandidate {
+  id: string;
+  slug: string;
+  name: string;
+  domain: string;
+}
+
+/**
+ * Companies with a domain whose website was never checked, or last checked before `checkedBefore`;
+ * least recently checked first (never-checked first of all), at most `limit`.
+ */
+export async function companiesDueForWebsiteCheck(db: Kysely<DB>, checkedBefore: Date, limit: number): Promise<WebsiteCheckCandidate[]> {
+  const rows = await db
+    .selectFrom('companies')
+    .select(['id', 'slug', 'name', 'domain'])
+    .where('domain', 'is not', null)
+    .where((eb) => eb.or([eb('website_checked_at', 'is', null), eb('website_checked_at', '<', checkedBefore)]))
+    .orderBy('website_checked_at', (ob) => ob.asc().nullsFirst())
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ ...r, domain: r.domain! }));
+}
+
+/**
+ * Record a website check of company `id` at `checkedAt`. `proof`: the proven website and the UTC date
+ * (`YYYY-MM-DD`) of the check; null clears an earlier proof; undefined keeps it.
+ */
+export async function recordWebsiteCheck(db: Kysely<DB>, id: string, checkedAt: Date, proof: { website: string; verifiedOn: string } | null | undefined): Promise<void> {
+  const set =
+    proof === undefined
+      ? { website_checked_at: checkedAt }
+      : { website: proof?.website ?? null, website_verified_at: proof?.verifiedOn ?? null, website_checked_at: checkedAt };
+  await db.updateTable('companies').set(set).where('id', '=', id).execute();
 }

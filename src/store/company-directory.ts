@@ -21,31 +21,26 @@
  * `country` filter then asks for rows in those countries: a list holding the lock changes nothing,
  * any other list returns nothing ("a request for another country returns nothing").
  */
-import { sql, type Kysely, type RawBuilder } from 'kysely';
-import type { Company, CompanyFilter } from '../domain/company.ts';
-import { bareDomain } from './companies.ts';
-import type { DB } from './schema.ts';
+import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
+import type { CompanyFilter } from '../domain/company.ts';
+import { bareDomain } from '../domain/domain-name.ts';
+import type { CompaniesTable, DB } from './schema.ts';
 
-/** One directory row as the query returns it. */
-export interface CompanyDirectoryRow {
-  id: string;
-  slug: string;
-  name: string;
-  domain: string | null;
-  logo_url: string | null;
-  country: string | null;
-  industry: string | null;
-  org_type: string | null;
-  sectors: string[] | null;
-  website: string | null;
+/**
+ * One directory row as the query returns it: the company's columns (`country`, `org_type` and
+ * `careers_url` filled in from its rows when not stated), dates as `YYYY-MM-DD`, and the counts.
+ */
+export type CompanyDirectoryRow = Pick<
+  Selectable<CompaniesTable>,
+  'id' | 'slug' | 'name' | 'domain' | 'logo_url' | 'country' | 'industry' | 'org_type' | 'sectors' | 'website' | 'careers_url'
+> & {
   website_verified_at: string | null;
-  careers_url: string | null;
   first_seen: string;
   open_roles: number;
   own_site_roles: number;
   source_types: string[];
   rank: number;
-}
+};
 
 /** Keyset position in the directory ordering. */
 export interface CompanyPosition {
@@ -161,32 +156,4 @@ export async function currentSlugFor(db: Kysely<DB>, oldSlug: string): Promise<s
     .where('h.old_slug', '=', oldSlug.trim().toLowerCase())
     .executeTakeFirst();
   return row?.slug;
-}
-
-/** Map a directory row to the served Company: empty values are left out (spec: all fields optional). */
-export function toCompany(row: CompanyDirectoryRow): Company {
-  const company: Company = {
-    slug: row.slug,
-    name: row.name,
-    open_roles: row.open_roles,
-    own_site_roles: row.own_site_roles,
-    source_types: [...row.source_types].sort() as Company['source_types'],
-    first_seen: row.first_seen,
-  };
-  const optional: Partial<Company> = {
-    domain: row.domain ?? undefined,
-    // A website is published only together with the date of the check that proved it.
-    website: row.website && row.website_verified_at ? row.website : undefined,
-    website_verified: row.website && row.website_verified_at ? row.website_verified_at : undefined,
-    logo: row.logo_url ?? undefined,
-    country: row.country ?? undefined,
-    industry: row.industry ?? undefined,
-    org_type: row.org_type ?? undefined,
-    sectors: row.sectors && row.sectors.length > 0 ? row.sectors : undefined,
-    careers_url: row.careers_url ?? undefined,
-  };
-  for (const [key, value] of Object.entries(optional)) {
-    if (value !== undefined && value !== '') (company as Record<string, unknown>)[key] = value;
-  }
-  return company;
 }

@@ -16,7 +16,7 @@ export interface TargetInput {
 }
 
 /** Target id: `<provider>:<board>`. */
-export function targetId(providerId: string, board: string): string {
+function targetId(providerId: string, board: string): string {
   return `${providerId}:${board}`;
 }
 
@@ -54,8 +54,11 @@ export async function listTargets(db: Kysely<DB>, options: { enabledOnly?: boole
 
 /**
  * Take the crawl lease of a target: at most one process crawls a target at a time, whichever started
- * the crawl (the worker, a second worker, `jobledger ingest`). The lease expires by itself after
- * `ttlSeconds` if its holder dies. With `onlyIfDue`, the lease is taken only when the target is
+ * the crawl (the worker, a second worker, `jobledger ingest`). The lease lives `ttlSeconds` unless its
+ * holder renews it ({@link renewCrawlLease}, the holder's heartbeat), so it ends by itself soon after
+ * its holder dies. With `takeOverFrom`, a lease still held by exactly that owner is taken too (the
+ * caller has proved that owner dead); the owner is compared in the same UPDATE, so a lease renewed or
+ * passed on meanwhile is left alone. With `onlyIfDue`, the lease is taken only when the target is
  * enabled and its interval has passed since its last attempt (so a crawl queued twice runs once).
  * Marks the attempt (`last_attempt_at`).
  * @returns the target's current row (with its newest validators), or undefined when it is leased
@@ -65,7 +68,7 @@ export async function acquireCrawlLease(
   db: Kysely<DB>,
   targetId: string,
   owner: string,
-  options: { ttlSeconds: number; onlyIfDue?: boolean },
+  options: { ttlSeconds: number; onlyIfDue?: boolean; takeOverFrom?: string },
 ): Promise<CrawlTargetRow | undefined> {
   let query = db
     .updateTable('crawl_targets')
@@ -75,13 +78,44 @@ export async function acquireCrawlLease(
       last_attempt_at: sql<Date>`now()`,
     })
     .where('id', '=', targetId)
-    .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<', sql<Date>`now()`)]));
+    .where((eb) =>
+      eb.or([
+        eb('lease_expires_at', 'is', null),
+        eb('lease_expires_at', '<', sql<Date>`now()`),
+        ...(options.takeOverFrom !== undefined ? [eb('lease_owner', '=', options.takeOverFrom)] : []),
+      ]),
+    );
   if (options.onlyIfDue) {
     query = query
       .where('enabled', '=', true)
       .where((eb) => eb.or([eb('last_attempt_at', 'is', null), sql<SqlBool>`last_attempt_at + make_interval(secs => interval_seconds) <= now()`]));
   }
   return query.returningAll().executeTakeFirst();
+}
+
+/** Who holds a target's crawl lease, and until when (UTC); undefined when nobody holds a live one. */
+export async function crawlLeaseHolder(db: Kysely<DB>, targetId: string): Promise<{ owner: string; expiresAt: Date } | undefined> {
+  const row = await db
+    .selectFrom('crawl_targets')
+    .select(['lease_owner', 'lease_expires_at'])
+    .where('id', '=', targetId)
+    .where('lease_expires_at', '>=', sql<Date>`now()`)
+    .executeTakeFirst();
+  return row?.lease_owner && row.lease_expires_at ? { owner: row.lease_owner, expiresAt: row.lease_expires_at } : undefined;
+}
+
+/**
+ * The holder's heartbeat: extend its lease to `ttlSeconds` from now.
+ * @returns false when `owner` does not hold the lease any more (it expired and was taken).
+ */
+export async function renewCrawlLease(db: Kysely<DB>, targetId: string, owner: string, ttlSeconds: number): Promise<boolean> {
+  const result = await db
+    .updateTable('crawl_targets')
+    .set({ lease_expires_at: sql<Date>`now() + make_interval(secs => ${ttlSeconds})` })
+    .where('id', '=', targetId)
+    .where('lease_owner', '=', owner)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 /** Give a lease back (only if `owner` still holds it). */
@@ -221,4 +255,28 @@ export async function clearValidators(db: Kysely<DB>, ids: string[]): Promise<nu
   if (ids.length === 0) return 0;
   const result = await db.updateTable('crawl_targets').set({ etag: null, last_modified: null }).where('id', 'in', ids).executeTakeFirst();
   return Number(result.numUpdatedRows);
+}
+
+/** The ingestion side of the service status: enabled targets, those failing, the last good crawl. */
+export interface IngestionHealth {
+  targets: number;
+  /** Enabled targets whose last `failingAfter` or more crawls failed. */
+  failing: number;
+  /** Most recent successful crawl of any enabled target; null if none. */
+  lastSuccessAt: Date | null;
+}
+
+/** Measure {@link IngestionHealth}; a target counts as failing after `failingAfter` failed crawls in a row. */
+export async function ingestionHealth(db: Kysely<DB>, failingAfter: number): Promise<IngestionHealth> {
+  const row = await db
+    .selectFrom('crawl_targets')
+    .select((eb) => [
+      eb.fn.countAll<number>().as('targets'),
+      eb.fn.count<number>('id').filterWhere('consecutive_failures', '>=', failingAfter).as('failing'),
+      eb.fn.max('last_success_at').as('last_success_at'),
+    ])
+    .where('enabled', '=', true)
+    .executeTakeFirstOrThrow();
+  const last = row.last_success_at as Date | null;
+  return { targets: Number(row.targets), failing: Number(row.failing), lastSuccessAt: last ? new Date(last) : null };
 }

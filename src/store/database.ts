@@ -11,13 +11,13 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import path from 'node:path';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { DB } from './schema.ts';
 
 /** The database name used inside the embedded cluster. */
-export const EMBEDDED_DATABASE = 'jobledger';
+const EMBEDDED_DATABASE = 'jobledger';
 
 export interface DatabaseOptions {
   /** External PostgreSQL URL; undefined selects the embedded cluster. */
@@ -183,10 +183,54 @@ const typeParsers = {
   },
 };
 
-/** Build a pool and a Kysely instance over an existing connection string. */
+/**
+ * SQLSTATEs meaning the session or the server is gone or refusing sessions (PostgreSQL docs, appendix
+ * A): class 08 (connection exception), 57P01-57P05 (admin or crash shutdown, cannot connect now, idle
+ * session timeout), 53300 (too many connections).
+ */
+const CONNECTION_STATES = new Set(['08000', '08001', '08003', '08004', '08006', '08007', '08P01', '57P01', '57P02', '57P03', '57P05', '53300']);
+/** Socket errors of a connection that failed or broke. */
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+/**
+ * Messages node-postgres (pg 8, pg-pool 3) gives errors that carry no code: a session that ended under
+ * a query or while checked out, a client used after that, no connection within `connectionTimeoutMillis`.
+ */
+const CONNECTION_MESSAGES = [
+  'Connection terminated',
+  'Client has encountered a connection error and is not queryable',
+  'Client was closed and is not queryable',
+  'timeout exceeded when trying to connect',
+];
+
+/**
+ * Whether `error` means the database could not be reached or the session was lost (a restart, a
+ * failover, `pg_terminate_backend`, a full server), rather than that a statement failed: the caller
+ * answers 503 and retries later; the pool has already dropped the broken connection.
+ */
+export function isConnectionFailure(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && (CONNECTION_STATES.has(code) || SOCKET_CODES.has(code))) return true;
+    const message = (e as { message?: unknown }).message;
+    if (typeof message === 'string' && CONNECTION_MESSAGES.some((m) => message.startsWith(m))) return true;
+  }
+  return false;
+}
+
+/**
+ * Build a pool and a Kysely instance over an existing connection string.
+ *
+ * Every connection gets an `error` listener for its whole life. pg-pool listens on idle connections
+ * only and removes its listener while one is checked out (a query, a transaction, a held host slot),
+ * so a session PostgreSQL ends then (a restart, a failover, `pg_terminate_backend`) would emit an
+ * `error` nobody handles, which ends the process. With the listener, the statement in flight fails
+ * (see {@link isConnectionFailure}), the connection is not queryable any more, and pg-pool discards
+ * it when it is released; the next checkout opens a new one.
+ * @param log told once per lost session (warn); the statement's own caller reports the failure.
+ */
 export function connect(
   connectionString: string,
-  options: Pick<DatabaseOptions, 'statementTimeoutMs' | 'maxConnections' | 'applicationName'>,
+  options: Pick<DatabaseOptions, 'statementTimeoutMs' | 'maxConnections' | 'applicationName'> & { log?: Logger },
 ): { db: Kysely<DB>; pool: pg.Pool } {
   const pool = new pg.Pool({
     connectionString,
@@ -196,7 +240,9 @@ export function connect(
     types: typeParsers,
     connectionTimeoutMillis: 10_000,
   });
-  // An idle client that loses its server must not crash the process; the next checkout reconnects.
+  const lost = (error: Error) => options.log?.warn({ component: 'database', err: { message: error.message, code: (error as { code?: string }).code } }, 'a PostgreSQL session was lost; the pool replaces it');
+  pool.on('connect', (client) => client.on('error', lost));
+  // pg-pool's own report of an idle connection's failure: the listener above has logged it already.
   pool.on('error', () => undefined);
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return { db, pool };
@@ -242,7 +288,7 @@ export async function openDatabase(options: DatabaseOptions, log: Logger): Promi
     connectionString = `${base}/${EMBEDDED_DATABASE}`;
   }
 
-  const { db, pool } = connect(connectionString, options);
+  const { db, pool } = connect(connectionString, { ...options, log });
   try {
     await pool.query('SELECT 1');
   } catch (error) {
@@ -269,4 +315,12 @@ export async function openDatabase(options: DatabaseOptions, log: Logger): Promi
       }
     },
   };
+}
+
+/**
+ * One round trip to the database (readiness).
+ * @throws the driver's error when the database does not answer.
+ */
+export async function ping(db: Kysely<DB>): Promise<void> {
+  await sql`SELECT 1`.execute(db);
 }

@@ -7,20 +7,20 @@ import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import type { ExportStatus } from '../domain/export.ts';
 import type { JobFilter } from '../domain/listing-filter.ts';
 import { filterConditions, JOB_COLUMNS, type JobsEb, type JobViewRow } from './job-queries.ts';
+import { CLOSED_SERVED } from './populations.ts';
 import type { DB } from './schema.ts';
 
 /**
  * Rows of a status (spec: GET /v1/jobs `status`; What the service does, item 4):
  * - live: what /v1/jobs serves (`served`: live, not withheld, employer-posted);
- * - closed: closed rows that were employer-posted and not withheld — removed or gated rows never
- *   reappear through a closure;
+ * - closed: closed rows that were employer-posted and not withheld (`CLOSED_SERVED`) — removed or
+ *   gated rows never reappear through a closure;
  * - any: both.
  */
-export function statusCondition(eb: JobsEb, status: ExportStatus): Expression<SqlBool> {
-  const closed = eb.and([eb('j.status', '=', 'closed'), eb('j.poster_type', 'is', null), eb('j.withheld_kind', 'is', null)]);
+function statusCondition(eb: JobsEb, status: ExportStatus): Expression<SqlBool> {
   if (status === 'live') return eb('j.served', '=', true);
-  if (status === 'closed') return closed;
-  return eb.or([eb('j.served', '=', true), closed]);
+  if (status === 'closed') return CLOSED_SERVED;
+  return eb.or([eb('j.served', '=', true), CLOSED_SERVED]);
 }
 
 const WITHOUT_DESCRIPTION = JOB_COLUMNS.filter((c) => c !== 'j.description_html');

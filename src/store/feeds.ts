@@ -7,8 +7,7 @@
  * later. Stamps are whole milliseconds and rendered exactly (`YYYY-MM-DDTHH:MM:SS.mmmZ`).
  *
  * The closure surfaces serve closed rows that were neither withheld nor posted by a staffing agency or
- * job board when they closed (as `GET /v1/jobs/{id}?include_closed=true` does): a row a client was
- * never served is not a closure it needs to hear about.
+ * job board when they closed (`CLOSED_SERVED`, store/populations.ts).
  */
 import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import type { CursorPosition } from '../domain/cursor.ts';
@@ -17,6 +16,7 @@ import type { FeedPosition } from '../domain/feed-cursor.ts';
 import type { JobFilter } from '../domain/listing-filter.ts';
 import type { ChangeKind, ClosedReason } from '../domain/vocabulary.ts';
 import { filterConditions, JOB_COLUMNS, type JobViewRow, type ListPage } from './job-queries.ts';
+import { CLOSED_SERVED } from './populations.ts';
 import type { DB } from './schema.ts';
 
 /** A stamp column as exact RFC 3339 UTC text with milliseconds. */
@@ -125,9 +125,7 @@ export async function readExpired(db: Kysely<DB>, after: FeedPosition, limit: nu
   if (options.countryLock) query = query.where('j.country', '=', options.countryLock);
   const rows = await query
     .select(['j.id', stampText('j.closed_at').as('closed_at'), 'j.closed_reason'])
-    .where('j.status', '=', 'closed')
-    .where('j.withheld_kind', 'is', null)
-    .where('j.poster_type', 'is', null)
+    .where(CLOSED_SERVED)
     .where((eb) => eb(eb.refTuple('j.closed_at', 'j.id'), '>', eb.tuple(sql<Date>`${after.at}::timestamptz`, sql<string>`${after.id}::uuid`)))
     .orderBy('j.closed_at')
     .orderBy('j.id')
@@ -151,9 +149,7 @@ export async function listClosedJobs(
     .innerJoin('companies as c', 'c.id', 'j.company_id')
     .select(page.includeDescription ? JOB_COLUMNS : COLUMNS_WITHOUT_DESCRIPTION)
     .select(['c.slug as company_slug', 'c.logo_url as company_logo', sql<string>`j.sort_key::text`.as('sort_key_text'), stampText('j.closed_at').as('closed_at_text')])
-    .where('j.status', '=', 'closed')
-    .where('j.withheld_kind', 'is', null)
-    .where('j.poster_type', 'is', null)
+    .where(CLOSED_SERVED)
     .where((eb) => {
       const where: Expression<SqlBool>[] = filterConditions(eb, filter);
       if (closed.closedAfter) where.push(eb('j.closed_at', '>=', closed.closedAfter));

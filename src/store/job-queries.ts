@@ -1,16 +1,14 @@
 /**
  * The ledger's read side for job rows: the SQL of the shared listing filters and of the serving scope,
  * keyset-paged listings (read in one query or, where a rare match could make the planner walk the whole
- * date index, in a bounded window and then through the best index: docs/query-plans.md), single-row
- * lookups, and the mapping of a stored row to the served Job shape (spec: Resources › Job, nullability
- * table).
+ * date index, in a bounded window and then through the best index: docs/query-plans.md) and single-row
+ * lookups. It returns rows; the served Job shape is made from them by `http/presenters/job.ts`.
  */
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type SelectQueryBuilder, type SqlBool } from 'kysely';
 import type { CursorPosition } from '../domain/cursor.ts';
-import type { FieldSources } from '../domain/field-sources.ts';
-import type { Job } from '../domain/job.ts';
-import { DEFAULT_SCOPE, isDefaultScope, type JobFilter, type ServingScope } from '../domain/listing-filter.ts';
+import { isDefaultScope, type JobFilter, type ServingScope } from '../domain/listing-filter.ts';
 import { NOT_STATED, RESERVED_SOURCE_TYPES, UNCATEGORISED } from '../domain/vocabulary.ts';
+import { CLOSED_SERVED } from './populations.ts';
 import type { DB, JobRow } from './schema.ts';
 
 /** A job row joined with its company's current slug and logo. */
@@ -232,7 +230,7 @@ function textConditions(filter: JobFilter): Expression<SqlBool>[] {
  * `include_poster_type`). The default scope is exactly the `served` rows, which every partial
  * listing index covers. Removed and opted-out rows are never re-admitted, whatever the scope.
  */
-export function scopeConditions(eb: JobsEb, scope: ServingScope): Expression<SqlBool>[] {
+function scopeConditions(eb: JobsEb, scope: ServingScope): Expression<SqlBool>[] {
   if (isDefaultScope(scope)) return [eb('j.served', '=', true)];
   const where: Expression<SqlBool>[] = [];
   if (scope.status !== 'any') where.push(eb('j.status', '=', scope.status));
@@ -270,7 +268,7 @@ export interface PageRequest {
  * stopping as soon as it has; a rarer one has few enough matches that collecting them all is cheaper
  * than walking on (the crossover on a million rows, measured in docs/query-plans.md).
  */
-export function guardWindow(limit: number): number {
+function guardWindow(limit: number): number {
   return Math.min(20_000, Math.max(1_000, 64 * (limit + 1)));
 }
 
@@ -393,11 +391,6 @@ export async function listJobs(db: Kysely<DB>, filter: JobFilter, scope: Serving
   return { rows: pageRows, hasMore, next: hasMore && last ? { key: last.sort_key_text, id: last.id } : undefined };
 }
 
-/** One page of served rows: {@link listJobs} in the default scope. */
-export async function listServedJobs(db: Kysely<DB>, filter: JobFilter, page: PageRequest): Promise<ListPage> {
-  return listJobs(db, filter, DEFAULT_SCOPE, page);
-}
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -415,77 +408,15 @@ export async function findJob(db: Kysely<DB>, idOrSlug: string, options: { inclu
     .where(UUID.test(key) ? 'j.id' : 'j.slug', '=', key)
     .where((eb) =>
       options.includeClosed
-        ? eb.or([eb('j.served', '=', true), eb.and([eb('j.status', '=', 'closed'), eb('j.withheld_kind', 'is', null), eb('j.poster_type', 'is', null)])])
+        ? eb.or([eb('j.served', '=', true), CLOSED_SERVED])
         : eb('j.served', '=', true),
     )
     .executeTakeFirst();
   return row as unknown as JobViewRow | undefined;
 }
 
-function iso(value: Date | null | undefined): string | undefined {
-  return value ? value.toISOString() : undefined;
-}
-
-/** Options of the served shape. */
-export interface JobViewOptions {
-  includeDescription: boolean;
-  /** Add the quality verdict, rule id and matched host (spec: quality=all). */
-  includeQuality?: boolean;
-}
-
-/**
- * Map a stored row to the served Job: "always present" fields always set, "present, may be null"
- * set to null when empty, "omitted when empty" left out (spec: nullability table).
- */
-export function toJob(row: JobViewRow, options: JobViewOptions): Job {
-  const job: Job = {
-    id: row.id,
-    slug: row.slug,
-    title: row.title,
-    company: row.company_name,
-    company_slug: row.company_slug,
-    category_confidence: row.category_confidence === null ? null : Math.round(row.category_confidence * 1000) / 1000,
-    remote_inferred: row.remote_inferred,
-    last_verified_at: row.last_verified_at.toISOString(),
-    status: row.status,
-    closed_at: row.closed_at ? row.closed_at.toISOString() : null,
-    closed_reason: row.closed_reason,
-    source: row.provider_id,
-    source_type: row.source_type as Job['source_type'],
-    provider_type: row.provider_type as Job['provider_type'],
-    has_description: row.has_description,
-    salary_min_annual_eur: row.salary_min_annual_eur,
-    field_sources: row.field_sources as FieldSources,
-  };
-  const optional: Partial<Job> = {
-    company_logo: row.company_logo ?? undefined,
-    category: row.category ?? undefined,
-    country: row.country ?? undefined,
-    city: row.city ?? undefined,
-    location: row.location ?? undefined,
-    remote: (row.remote as Job['remote']) ?? undefined,
-    employment_type: row.employment_type ?? undefined,
-    seniority: row.seniority ?? undefined,
-    posted_at: iso(row.posted_at),
-    first_seen_at: iso(row.first_seen_at),
-    upstream_expired_at: iso(row.upstream_expired_at),
-    apply_url: row.apply_url ?? undefined,
-    description: options.includeDescription && row.has_description ? (row.description_html ?? undefined) : undefined,
-    salary_min: row.salary_min ?? undefined,
-    salary_max: row.salary_max ?? undefined,
-    salary_currency: row.salary_currency ?? undefined,
-    salary_period: row.salary_period ?? undefined,
-    salary_source: row.salary_source ?? undefined,
-    attribution: row.attribution ?? undefined,
-    canonical_url: row.canonical_url ?? undefined,
-  };
-  if (options.includeQuality) {
-    optional.quality_verdict = row.quality_verdict;
-    optional.quality_rule_id = row.quality_rule_id ?? undefined;
-    optional.quality_matched_host = row.quality_matched_host ?? undefined;
-  }
-  for (const [key, value] of Object.entries(optional)) {
-    if (value !== undefined && value !== '') (job as Record<string, unknown>)[key] = value;
-  }
-  return job;
+/** How many rows /v1/jobs serves by default (the `served` rows), for the start-up log. */
+export async function countServed(db: Kysely<DB>): Promise<number> {
+  const row = await db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('served', '=', true).executeTakeFirstOrThrow();
+  return Number(row.n);
 }

@@ -2,7 +2,14 @@
  * The ledger's write side: applies one successful crawl of one board to the `jobs` table and records
  * the change events, all in one transaction (spec: States and transitions; ARCHITECTURE "ledger upsert
  * in one transaction"); closes rows the source proved dead (posting URL gone, close date passed) or
- * stopped listing (not_seen). A crawl that failed never reaches this module, so it can change nothing.
+ * stopped listing (not_seen); withholds the rows of an employer that opted out. A crawl that failed
+ * never reaches this module, so it can change nothing.
+ *
+ * It decides nothing: what happens to each row is planned by the pure functions of
+ * `domain/lifecycle.ts` (`planCrawl`, `planUnchangedBoard`, `planOptoutWithholding`, `delistings`),
+ * and this module locks, writes and records what they planned. It is the one writer of `jobs` rows'
+ * status and withholding and of `change_events` (design guide: "No second path writes jobs or
+ * change_events"); companies.ts only copies a renamed employer's name onto its rows.
  *
  * Feed stamps: `change_events.published_at` and `jobs.closed_at` are set by triggers from the
  * commit-ordered feed clock (migration 004), whatever is written here. The first such write of a
@@ -10,23 +17,26 @@
  * its closures and events last, keeping that hold short. Rows are locked in id order up front, so two
  * writers never wait on each other's rows while one holds the clock.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { sql, type Insertable, type Kysely, type Transaction } from 'kysely';
-import { decideAbsence, decideTransition, type AbsencePolicy, type LedgerState } from '../domain/lifecycle.ts';
+import {
+  delistings,
+  NO_COUNTS,
+  planCrawl,
+  planOptoutWithholding,
+  planUnchangedBoard,
+  type AbsencePolicy,
+  type BoardRow,
+  type CrawlCounts,
+  type LedgerPosting,
+  type PlannedEvent,
+  type PlannedInsert,
+  type PlannedRewrite,
+} from '../domain/lifecycle.ts';
 import type { NormalizedJob } from '../domain/posting.ts';
 import type { QualityVerdict } from '../domain/quality.ts';
-import { jobSlug } from '../domain/slug.ts';
-import type { ChangeKind } from '../domain/vocabulary.ts';
 import { resolveCompany, type CompanyRef } from './companies.ts';
 import type { DB, JobsTable } from './schema.ts';
-
-const NO_COUNTS = { postings: 0, created: 0, updated: 0, unchanged: 0, closed: 0, notSeen: 0, missed: 0, withdrawn: 0, events: 0 } as const;
-
-/** One posting of the crawl, enriched and judged. */
-export interface LedgerPosting {
-  job: NormalizedJob;
-  verdict: QualityVerdict;
-}
 
 export interface ApplyCrawlInput {
   targetId: string;
@@ -40,44 +50,6 @@ export interface ApplyCrawlInput {
    * Omit for a partial update (nothing is then inferred from absence).
    */
   absence?: AbsencePolicy;
-}
-
-/** What one crawl did to the ledger, for logs, progress and the crawl_runs table. */
-export interface CrawlCounts {
-  postings: number;
-  /** New rows, whatever their state. */
-  created: number;
-  /** Existing rows whose served content or withholding changed (includes reopened). */
-  updated: number;
-  /** Existing rows seen again without change (only `last_verified_at` moved). */
-  unchanged: number;
-  /** Rows closed by this crawl, for any reason (includes `notSeen`). */
-  closed: number;
-  /** Rows closed as `not_seen` by this crawl. */
-  notSeen: number;
-  /** Live rows of the board this crawl did not list (closed or not). */
-  missed: number;
-  /** Served rows withheld by this crawl. */
-  withdrawn: number;
-  /** Change events recorded. */
-  events: number;
-}
-
-/**
- * sha256 over the normalized posting with keys in a canonical order: equal hashes mean nothing a client
- * can see has changed. `last_verified_at` and the quality verdict are deliberately outside it.
- */
-export function contentHash(job: NormalizedJob): string {
-  return createHash('sha256').update(canonicalJson(job)).digest('hex');
-}
-
-function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
 }
 
 type ContentColumns = Omit<
@@ -135,13 +107,6 @@ function companyKey(job: NormalizedJob): string {
 const INSERT_CHUNK = 500;
 
 /**
- * One event to record. `previous_country` is the row's country before this transaction's write, for a
- * row that existed; the `change_events_country` trigger (migration 008) sets `country` from the row
- * and keeps `previous_country` only when the two differ (a country-locked feed needs both).
- */
-type ChangeRow = { job_id: string; change: ChangeKind; previous_country?: string | null };
-
-/**
  * Resolve (create if needed) the employer of every posting, each in its own short transaction: a
  * company row is directory data, not a ledger change, and creating it apart keeps concurrent crawls
  * from contending on slugs. Keyed for {@link writeCrawl}.
@@ -170,16 +135,14 @@ export async function applyCrawl(db: Kysely<DB>, input: ApplyCrawlInput): Promis
 
 /**
  * {@link applyCrawl} inside the caller's transaction, with employers already resolved by
- * {@link resolveCompanies}. The feed stamp is taken by the closing writes at the end, so the caller
- * should commit soon after this returns.
+ * {@link resolveCompanies}. The decisions are {@link planCrawl}'s; this executes the plan. The feed
+ * stamp is taken by the closing writes at the end, so the caller should commit soon after this returns.
  */
 export async function writeCrawl(trx: Transaction<DB>, input: ApplyCrawlInput, companies: Map<string, CompanyRef>): Promise<CrawlCounts> {
   const { now, providerId, targetId, absence } = input;
-  const counts: CrawlCounts = { ...NO_COUNTS, postings: input.postings.length };
-  if (input.postings.length === 0) return counts;
+  if (input.postings.length === 0) return { ...NO_COUNTS };
 
   const ids = input.postings.map((p) => p.job.sourcePostingId);
-  const listed = new Set(ids);
   // Every row this crawl may write, locked in id order (see the module note).
   const lockedRows = await trx
     .selectFrom('jobs')
@@ -192,127 +155,74 @@ export async function writeCrawl(trx: Transaction<DB>, input: ApplyCrawlInput, c
     .orderBy('id')
     .forUpdate()
     .execute();
-  const existing = new Map(lockedRows.filter((r) => listed.has(r.source_posting_id)).map((r) => [r.source_posting_id, r]));
-  const absent = lockedRows.filter((r) => !listed.has(r.source_posting_id));
+  const rows: BoardRow[] = lockedRows.map((r) => ({
+    id: r.id,
+    sourcePostingId: r.source_posting_id,
+    status: r.status,
+    closedReason: r.closed_reason,
+    withheldKind: r.withheld_kind,
+    served: r.served,
+    contentHash: r.content_hash,
+    missedCrawls: r.missed_crawls,
+    lastVerifiedAt: r.last_verified_at,
+    country: r.country,
+  }));
+  const plan = planCrawl({ postings: input.postings, rows, now, absence, newId: randomUUID });
 
-  const liveInserts: Insertable<JobsTable>[] = [];
-  const closedInserts: Insertable<JobsTable>[] = [];
-  const updates: RowWrite[] = [];
-  const closes: RowWrite[] = [];
-  const verifyIds: string[] = [];
-  const events: ChangeRow[] = [];
-
-  for (const { job, verdict } of input.postings) {
-    const company = companies.get(companyKey(job));
+  const content = (posting: LedgerPosting, hash: string): ContentColumns => {
+    const company = companies.get(companyKey(posting.job));
     if (!company) throw new Error('company resolution missing');
-    const hash = contentHash(job);
-    const row = existing.get(job.sourcePostingId);
-    const state: LedgerState | undefined = row && {
-      status: row.status,
-      closedReason: row.closed_reason,
-      withheldKind: row.withheld_kind,
-      served: row.served,
-      contentHash: row.content_hash,
-    };
-    const closesAt = job.upstreamClosesAt ? new Date(job.upstreamClosesAt) : undefined;
-    const transition = decideTransition(state, { contentHash: hash, verdict, posterTyped: job.posterType !== undefined, upstreamClosesAt: closesAt }, now);
-    const content = contentColumns(job, verdict, company, targetId, hash);
-
-    switch (transition.kind) {
-      case 'insert': {
-        const id = randomUUID();
-        const values: Insertable<JobsTable> = {
-          ...content,
-          id,
-          slug: jobSlug(job.title, id),
-          provider_id: providerId,
-          source_posting_id: job.sourcePostingId,
-          first_seen_at: now,
-          last_verified_at: now,
-          content_changed_at: now,
-          status: transition.closedUpstream ? 'closed' : 'live',
-          closed_at: transition.closedUpstream ? now : null,
-          closed_reason: transition.closedUpstream ? 'expired_upstream' : null,
-          upstream_expired_at: transition.closedUpstream ? (closesAt ?? null) : null,
-        };
-        (transition.closedUpstream ? closedInserts : liveInserts).push(values);
-        counts.created++;
-        if (transition.event) events.push({ job_id: id, change: transition.event });
-        break;
-      }
-      case 'verify':
-        verifyIds.push(row!.id);
-        counts.unchanged++;
-        break;
-      case 'update': {
-        updates.push({ id: row!.id, content, status: 'live' });
-        counts.updated++;
-        if (transition.event === 'withdrawn') counts.withdrawn++;
-        if (transition.event) events.push({ job_id: row!.id, change: transition.event, previous_country: row!.country });
-        break;
-      }
-      case 'close_expired': {
-        closes.push({ id: row!.id, content, status: 'closed', closedReason: 'expired_upstream', upstreamExpiredAt: closesAt ?? now });
-        counts.closed++;
-        if (transition.event) events.push({ job_id: row!.id, change: transition.event, previous_country: row!.country });
-        break;
-      }
-      case 'stay_closed':
-        if (transition.contentChanged) {
-          updates.push({ id: row!.id, content, status: 'closed' });
-          counts.updated++;
-        } else {
-          verifyIds.push(row!.id);
-          counts.unchanged++;
-        }
-        break;
-    }
-  }
-
-  const missedIds: string[] = [];
-  const notSeen: { id: string; served: boolean }[] = [];
-  if (absence) {
-    for (const row of absent) {
-      counts.missed++;
-      if (decideAbsence(row.missed_crawls + 1, row.last_verified_at, now, absence) === 'close_not_seen') notSeen.push({ id: row.id, served: row.served });
-      else missedIds.push(row.id);
-    }
-  }
+    return contentColumns(posting.job, posting.verdict, company, targetId, hash);
+  };
+  const insertRow = (p: PlannedInsert): Insertable<JobsTable> => ({
+    ...content(p.posting, p.hash),
+    id: p.id,
+    slug: p.slug,
+    provider_id: providerId,
+    source_posting_id: p.posting.job.sourcePostingId,
+    first_seen_at: now,
+    last_verified_at: now,
+    content_changed_at: now,
+    status: p.closedUpstream ? 'closed' : 'live',
+    closed_at: p.closedUpstream ? now : null,
+    closed_reason: p.closedUpstream ? 'expired_upstream' : null,
+    upstream_expired_at: p.upstreamExpiredAt,
+  });
+  const rowWrite = (r: PlannedRewrite): RowWrite => ({
+    id: r.id,
+    content: content(r.posting, r.hash),
+    status: r.status,
+    closedReason: r.closedReason,
+    upstreamExpiredAt: r.upstreamExpiredAt,
+  });
 
   // Writes that do not touch the feed clock first.
-  for (let i = 0; i < liveInserts.length; i += INSERT_CHUNK) {
-    await trx.insertInto('jobs').values(liveInserts.slice(i, i + INSERT_CHUNK)).execute();
-  }
-  await writeRows(trx, updates, now);
-  if (verifyIds.length > 0) {
+  await insertRows(trx, plan.liveInserts.map(insertRow));
+  await writeRows(trx, plan.rewrites.map(rowWrite), now);
+  if (plan.verified.length > 0) {
     await trx
       .updateTable('jobs')
       .set({ last_verified_at: now, missed_crawls: 0 })
-      .where('id', '=', (eb) => eb.fn.any(eb.val(verifyIds)))
+      .where('id', '=', (eb) => eb.fn.any(eb.val(plan.verified)))
       .execute();
   }
-  if (missedIds.length > 0) await countMissed(trx, missedIds);
+  if (plan.missed.length > 0) await countMissed(trx, plan.missed);
 
   // Closures and events last: the first of them takes the feed clock until commit.
-  for (let i = 0; i < closedInserts.length; i += INSERT_CHUNK) {
-    await trx.insertInto('jobs').values(closedInserts.slice(i, i + INSERT_CHUNK)).execute();
-  }
-  await writeRows(trx, closes, now);
-  if (notSeen.length > 0) {
-    await closeNotSeen(trx, notSeen.map((r) => r.id), now);
-    counts.closed += notSeen.length;
-    counts.notSeen = notSeen.length;
-    for (const r of notSeen) if (r.served) events.push({ job_id: r.id, change: 'delisted' });
-  }
-  counts.events = await recordChanges(trx, events);
-  return counts;
+  await insertRows(trx, plan.closedInserts.map(insertRow));
+  await writeRows(trx, plan.closes.map(rowWrite), now);
+  if (plan.notSeen.length > 0) await closeNotSeen(trx, plan.notSeen, now);
+  await recordChanges(trx, plan.events);
+  return plan.counts;
 }
 
-/**
- * A re-sighting of an existing row: its new content, and the status it ends in. `live`: stays or
- * becomes live (a reopened row loses its closure fields). `closed`: stays closed (content refreshed,
- * closure fields kept) or closes now with `closedReason` and `upstreamExpiredAt`.
- */
+async function insertRows(trx: Transaction<DB>, rows: readonly Insertable<JobsTable>[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
+    await trx.insertInto('jobs').values(rows.slice(i, i + INSERT_CHUNK)).execute();
+  }
+}
+
+/** A rewrite of an existing row, in columns (see {@link PlannedRewrite}). */
 interface RowWrite {
   id: string;
   content: ContentColumns;
@@ -385,12 +295,17 @@ async function closeNotSeen(trx: Transaction<DB>, ids: string[], now: Date): Pro
 }
 
 /**
- * Record change events (one per job per transaction: the feed's key is the stamp and the job id).
- * Their feed stamp comes from the trigger. Returns how many were written.
+ * Record change events (one per job per transaction: the feed's key is the stamp and the job id): the
+ * one place the ledger writes `change_events`. Their feed stamp comes from the trigger; the
+ * `change_events_country` trigger (migration 008) sets `country` from the row and keeps
+ * `previous_country` only when the two differ. Returns how many were written.
  */
-export async function recordChanges(trx: Transaction<DB>, events: readonly ChangeRow[]): Promise<number> {
+async function recordChanges(trx: Transaction<DB>, events: readonly PlannedEvent[]): Promise<number> {
   if (events.length === 0) return 0;
-  await trx.insertInto('change_events').values([...events]).execute();
+  await trx
+    .insertInto('change_events')
+    .values(events.map((e) => ({ job_id: e.jobId, change: e.change, ...(e.previousCountry !== undefined ? { previous_country: e.previousCountry } : {}) })))
+    .execute();
   return events.length;
 }
 
@@ -407,7 +322,7 @@ export interface UnchangedBoardCounts {
 /**
  * A 304 answer proves the whole board is exactly as last crawled: every row it listed is re-verified,
  * and every live row it did not list has missed one more good crawl (closed as `not_seen` under
- * `absence`).
+ * `absence`). The decisions are {@link planUnchangedBoard}'s.
  */
 export async function applyUnchangedBoard(db: Kysely<DB>, input: { targetId: string; now: Date; absence: AbsencePolicy }): Promise<UnchangedBoardCounts> {
   const { targetId, now, absence } = input;
@@ -420,24 +335,22 @@ export async function applyUnchangedBoard(db: Kysely<DB>, input: { targetId: str
       .orderBy('id')
       .forUpdate()
       .execute();
-    const listed = rows.filter((r) => r.missed_crawls === 0).map((r) => r.id);
-    const absent = rows.filter((r) => r.missed_crawls > 0 && r.status === 'live');
-    const notSeen = absent.filter((r) => decideAbsence(r.missed_crawls + 1, r.last_verified_at, now, absence) === 'close_not_seen');
-    const stillMissed = absent.filter((r) => !notSeen.includes(r)).map((r) => r.id);
-    if (listed.length > 0) {
+    const plan = planUnchangedBoard(
+      rows.map((r) => ({ id: r.id, status: r.status, served: r.served, missedCrawls: r.missed_crawls, lastVerifiedAt: r.last_verified_at })),
+      now,
+      absence,
+    );
+    if (plan.reverified.length > 0) {
       await trx
         .updateTable('jobs')
         .set({ last_verified_at: now })
-        .where('id', '=', (eb) => eb.fn.any(eb.val(listed)))
+        .where('id', '=', (eb) => eb.fn.any(eb.val(plan.reverified)))
         .execute();
     }
-    if (stillMissed.length > 0) await countMissed(trx, stillMissed);
-    let events = 0;
-    if (notSeen.length > 0) {
-      await closeNotSeen(trx, notSeen.map((r) => r.id), now);
-      events = await recordChanges(trx, notSeen.filter((r) => r.served).map((r) => ({ job_id: r.id, change: 'delisted' as const })));
-    }
-    return { reverified: listed.length, missed: absent.length, notSeen: notSeen.length, events };
+    if (plan.missed.length > 0) await countMissed(trx, plan.missed);
+    if (plan.notSeen.length > 0) await closeNotSeen(trx, plan.notSeen, now);
+    const events = await recordChanges(trx, plan.events);
+    return { reverified: plan.reverified.length, missed: plan.missed.length + plan.notSeen.length, notSeen: plan.notSeen.length, events };
   });
 }
 
@@ -464,7 +377,7 @@ export async function closeProvedDead(db: Kysely<DB>, ids: readonly string[], pr
       .set({ status: 'closed', closed_at: provedAt, closed_reason: 'expired_upstream', upstream_expired_at: provedAt, updated_at: provedAt })
       .where('id', '=', (eb) => eb.fn.any(eb.val(rows.map((r) => r.id))))
       .execute();
-    await recordChanges(trx, rows.filter((r) => r.served).map((r) => ({ job_id: r.id, change: 'delisted' as const })));
+    await recordChanges(trx, delistings(rows));
     return rows.length;
   });
 }
@@ -493,9 +406,48 @@ export async function sweepUpstreamClosures(db: Kysely<DB>, now: Date, batch = 2
       .set((eb) => ({ status: 'closed', closed_at: now, closed_reason: 'expired_upstream', upstream_expired_at: eb.ref('upstream_closes_at'), updated_at: now }))
       .where('id', '=', (eb) => eb.fn.any(eb.val(rows.map((r) => r.id))))
       .execute();
-    await recordChanges(trx, rows.filter((r) => r.served).map((r) => ({ job_id: r.id, change: 'delisted' as const })));
+    await recordChanges(trx, delistings(rows));
     return rows.length;
   });
+}
+
+/**
+ * Withhold the rows of an employer a verified opt-out now covers, inside the caller's transaction
+ * (the one recording the opt-out). The employer is the company `companyId`, every company whose bare
+ * domain is `domain`, or both. The decisions are {@link planOptoutWithholding}'s; rows are locked in
+ * id order as a crawl locks them, and the `withdrawn` events are written last.
+ * @returns how many rows were withheld and how many of them had been served.
+ */
+export async function withholdOptedOut(trx: Transaction<DB>, employer: { domain?: string; companyId?: string }, now: Date): Promise<{ hidden: number; withdrawn: number }> {
+  const { domain, companyId } = employer;
+  const companies = trx
+    .selectFrom('companies')
+    .select('id')
+    .where((eb) => eb.or([...(domain ? [eb('domain', '=', domain)] : []), ...(companyId ? [eb('id', '=', companyId)] : [])]));
+  const rows = await trx
+    .selectFrom('jobs')
+    .select(['id', 'served', 'quality_verdict', 'quality_rule_id'])
+    .where('company_id', 'in', companies)
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+  const plan = planOptoutWithholding(rows.map((r) => ({ id: r.id, served: r.served, verdict: r.quality_verdict, ruleId: r.quality_rule_id })));
+  if (plan.withhold.length > 0) {
+    const { verdict } = plan;
+    await trx
+      .updateTable('jobs')
+      .set({
+        withheld_kind: verdict.verdict === 'live' ? null : verdict.verdict,
+        quality_verdict: verdict.verdict,
+        quality_rule_id: verdict.ruleId ?? null,
+        quality_matched_host: verdict.matchedHost ?? null,
+        updated_at: now,
+      })
+      .where('id', '=', (eb) => eb.fn.any(eb.val(plan.withhold)))
+      .execute();
+  }
+  const withdrawn = await recordChanges(trx, plan.events);
+  return { hidden: plan.withhold.length, withdrawn };
 }
 
 /**

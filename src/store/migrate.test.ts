@@ -16,6 +16,18 @@ describe('migrations', () => {
     expect(await migrate(t.url)).toEqual([]);
   });
 
+  it('adopt the record of a database postgrator migrated, and run nothing twice', async () => {
+    // postgrator's table and rows (version, name, md5, run_at), as an earlier release left them.
+    await sql`DROP TABLE kysely_migration, kysely_migration_lock`.execute(t.db);
+    await sql`CREATE TABLE schemaversion (version bigint PRIMARY KEY, name text, md5 text, run_at timestamptz)`.execute(t.db);
+    for (let version = 1; version <= 8; version++) {
+      await sql`INSERT INTO schemaversion VALUES (${version}, ${`m${version}`}, 'x', now())`.execute(t.db);
+    }
+    expect(await migrate(t.url)).toEqual([]);
+    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM kysely_migration`.execute(t.db);
+    expect(rows[0]?.n).toBe(8);
+  });
+
   it('seed the four plans of the spec with their allowances', async () => {
     const plans = await t.db.selectFrom('plans').selectAll().orderBy('sort_order').execute();
     expect(plans.map((p) => [p.id, p.price_cents, p.records_per_month, p.requests_per_day, p.requests_per_minute])).toEqual([

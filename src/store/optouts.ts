@@ -5,14 +5,17 @@
  *
  * An opt-out matches an employer by its bare domain, by its company row, or both. Recording one hides
  * the employer's rows at once (one transaction: rows withheld as `optout_hidden`, rule
- * `employer.opted_out`, a `withdrawn` change event for every row that was served); every later crawl
+ * `employer.opted_out`, a `withdrawn` change event for every row that was served), through the
+ * ledger's own locking and change recording (`withholdOptedOut` in ledger.ts); every later crawl
  * keeps them hidden through the quality gate. Revoking one keeps the record (`revoked_at`) and clears
  * the validators of the crawl targets that hold the employer's rows, so their next crawl fetches in
  * full and the gate judges those rows again (they return as `updated` if nothing else withholds them).
  */
 import { sql, type Kysely } from 'kysely';
 import { OPTOUT_RULE_ID } from '../domain/quality.ts';
-import { bareDomain, identityKey } from './companies.ts';
+import { bareDomain } from '../domain/domain-name.ts';
+import type { ActiveOptouts } from '../domain/employer.ts';
+import { withholdOptedOut } from './ledger.ts';
 import type { DB } from './schema.ts';
 
 /** Thrown for operator input that cannot be recorded; the message names the problem. */
@@ -45,14 +48,6 @@ export interface OptoutRecord {
   revokedAt: Date | null;
 }
 
-/** The active opt-outs in the form the quality gate needs. */
-export interface ActiveOptouts {
-  /** Bare domains. */
-  domains: ReadonlySet<string>;
-  /** Company identity keys (`domain:...` / `name:...`) of opted-out company rows. */
-  identityKeys: ReadonlySet<string>;
-}
-
 /** Load every active opt-out. */
 export async function loadActiveOptouts(db: Kysely<DB>): Promise<ActiveOptouts> {
   const rows = await db
@@ -65,13 +60,6 @@ export async function loadActiveOptouts(db: Kysely<DB>): Promise<ActiveOptouts> 
     domains: new Set(rows.map((r) => r.domain).filter((d): d is string => d !== null)),
     identityKeys: new Set(rows.map((r) => r.identity_key).filter((k): k is string => k !== null)),
   };
-}
-
-/** Does an active opt-out cover the employer named by `company`? */
-export function isOptedOut(optouts: ActiveOptouts, company: { name: string; domain?: string }): boolean {
-  const domain = company.domain ? bareDomain(company.domain) : undefined;
-  if (domain && optouts.domains.has(domain)) return true;
-  return optouts.identityKeys.has(identityKey(company));
 }
 
 /**
@@ -104,29 +92,8 @@ export async function addOptout(db: Kysely<DB>, input: OptoutInput, now: Date = 
       .values({ domain: domain ?? null, company_id: companyId ?? null, verified_by: input.verifiedBy.trim(), verified_at: input.verifiedAt, note: input.note ?? null })
       .returning('id')
       .executeTakeFirstOrThrow();
-    const companies = trx
-      .selectFrom('companies')
-      .select('id')
-      .where((eb) => eb.or([...(domain ? [eb('domain', '=', domain)] : []), ...(companyId ? [eb('id', '=', companyId)] : [])]));
-    // A row already removed because its source is never redistributed stays removed: that is the
-    // stronger verdict (the gate checks it first too).
-    const affected = await trx
-      .selectFrom('jobs')
-      .select(['id', 'served'])
-      .where('company_id', 'in', companies)
-      .where('quality_verdict', '!=', 'optout_hidden')
-      .where((eb) => eb.or([eb('quality_rule_id', 'is', null), eb('quality_rule_id', '!=', 'source.not_redistributable')]))
-      .execute();
-    if (affected.length > 0) {
-      await trx
-        .updateTable('jobs')
-        .set({ withheld_kind: 'optout_hidden', quality_verdict: 'optout_hidden', quality_rule_id: OPTOUT_RULE_ID, quality_matched_host: null, updated_at: now })
-        .where('id', '=', (eb) => eb.fn.any(eb.val(affected.map((r) => r.id))))
-        .execute();
-    }
-    const served = affected.filter((r) => r.served);
-    if (served.length > 0) await trx.insertInto('change_events').values(served.map((r) => ({ job_id: r.id, change: 'withdrawn' as const }))).execute();
-    return { id, hidden: affected.length, withdrawn: served.length };
+    const { hidden, withdrawn } = await withholdOptedOut(trx, { domain, companyId }, now);
+    return { id, hidden, withdrawn };
   });
 }
 

@@ -2,7 +2,7 @@
  * The provider repository: the source systems rows come from (spec: `source`, /public/providers).
  */
 import type { Kysely } from 'kysely';
-import type { DB } from './schema.ts';
+import type { DB, ProviderRow } from './schema.ts';
 
 /** Ids of providers whose rows are served (redistributable, not discovery-only), sorted. */
 export async function redistributableProviderIds(db: Kysely<DB>): Promise<string[]> {
@@ -14,4 +14,9 @@ export async function redistributableProviderIds(db: Kysely<DB>): Promise<string
     .orderBy('id')
     .execute();
   return rows.map((r) => r.id);
+}
+
+/** Every provider row. */
+export async function listProviders(db: Kysely<DB>): Promise<ProviderRow[]> {
+  return db.selectFrom('providers').selectAll().execute();
 }

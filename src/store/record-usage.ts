@@ -97,14 +97,3 @@ export async function recordsUsed(db: Kysely<DB>, keyId: string, periodStart: st
     .executeTakeFirst();
   return row?.used ?? 0;
 }
-
-/** A key's usage history: records per month, newest first. */
-export async function recordHistory(db: Kysely<DB>, keyId: string): Promise<Array<{ period: string; used: number }>> {
-  const rows = await db
-    .selectFrom('record_usage')
-    .select([sql<string>`period_start::text`.as('period'), 'used'])
-    .where('api_key_id', '=', keyId)
-    .orderBy('period_start', 'desc')
-    .execute();
-  return rows;
-}

@@ -269,7 +269,7 @@ export interface DB {
 }
 
 export type JobRow = Selectable<JobsTable>;
-export type CompanyRow = Selectable<CompaniesTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type PlanRow = Selectable<PlansTable>;
 export type CrawlTargetRow = Selectable<CrawlTargetsTable>;
+export type ProviderRow = Selectable<ProvidersTable>;

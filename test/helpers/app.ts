@@ -1,5 +1,6 @@
 /**
- * The real app (the same `buildApp` production uses) over a test database, plus a key to call it with.
+ * The real app (the same `buildApp` production uses) over a test database, plus a key to call it with;
+ * `useTestApp` / `useCorpusApp` set up all three for a describe block.
  *
  * Request counters: in process by default; when REDIS_URL is set (CI's second pass), in that Redis
  * under a prefix unique to the app, so every HTTP test also runs the shared-counter path.
@@ -8,14 +9,15 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
+import { afterAll, beforeAll } from 'vitest';
 import { connectRedis, waitForRedis, type CounterStore } from '../../src/access/counters.ts';
 import type { Clock } from '../../src/access/periods.ts';
 import { buildApp } from '../../src/http/app.ts';
 import type { ReportSettings } from '../../src/reports/snapshots.ts';
-import { createApiKey, type CreatedKey } from '../../src/store/api-keys.ts';
+import { createApiKey, type CreatedKey } from '../../src/access/api-keys.ts';
 import { cursorSecret } from '../../src/store/settings.ts';
 import { validatingInject } from './contract.ts';
-import type { TestDatabase } from './database.ts';
+import { createTestDatabase, type TestDatabase } from './database.ts';
 
 /** Docs base used in tests, so error bodies can be asserted exactly. */
 export const TEST_DOCS_URL = 'https://docs.example.test/errors';
@@ -110,4 +112,62 @@ export async function createUnlimitedKey(t: TestDatabase): Promise<CreatedKey> {
 
 export function bearer(key: CreatedKey): { authorization: string } {
   return { authorization: `Bearer ${key.secret}` };
+}
+
+/** What {@link useTestApp} sets up. Its fields are there from the first hook or test of the block on. */
+export interface TestApp {
+  readonly t: TestDatabase;
+  readonly app: FastifyInstance;
+  /** The key made for the block (see {@link UseTestAppOptions.key}). */
+  readonly key: CreatedKey;
+}
+
+export interface UseTestAppOptions {
+  /** Clone the imported real corpus instead of the empty migrated ledger. */
+  corpus?: boolean;
+  database?: { statementTimeoutMs?: number; maxConnections?: number };
+  app?: TestAppOptions;
+  /** The plan of the block's key (default `scale`), `unlimited` for {@link createUnlimitedKey}, or false for none. */
+  key?: string | false;
+}
+
+/**
+ * A test database, the app over it and a key, made before the describe block's tests (and before the
+ * block's own `beforeAll` hooks, which run after this one) and dropped after them.
+ */
+export function useTestApp(options: UseTestAppOptions = {}): TestApp {
+  let t: TestDatabase | undefined;
+  let app: FastifyInstance | undefined;
+  let key: CreatedKey | undefined;
+  beforeAll(async () => {
+    t = await createTestDatabase({ ...options.database, corpus: options.corpus });
+    app = await buildTestApp(t, options.app);
+    const plan = options.key ?? 'scale';
+    if (plan === 'unlimited') key = await createUnlimitedKey(t);
+    else if (plan !== false) key = await createKey(t, plan);
+  });
+  afterAll(async () => {
+    await app?.close();
+    await t?.drop();
+  });
+  const ready = <T>(value: T | undefined, name: string): T => {
+    if (value === undefined) throw new Error(`useTestApp: ${name} is made in beforeAll; read it inside a hook or test`);
+    return value;
+  };
+  return {
+    get t() {
+      return ready(t, 't');
+    },
+    get app() {
+      return ready(app, 'app');
+    },
+    get key() {
+      return ready(key, 'key');
+    },
+  };
+}
+
+/** {@link useTestApp} over a clone of the imported real corpus. */
+export function useCorpusApp(options: Omit<UseTestAppOptions, 'corpus'> = {}): TestApp {
+  return useTestApp({ ...options, corpus: true });
 }

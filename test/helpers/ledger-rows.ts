@@ -8,7 +8,8 @@ import type { FieldSources } from '../../src/domain/field-sources.ts';
 import type { NormalizedJob } from '../../src/domain/posting.ts';
 import type { QualityVerdict } from '../../src/domain/quality.ts';
 import type { ConnectorId } from '../../src/domain/crawl-target.ts';
-import { applyCrawl, type CrawlCounts } from '../../src/store/ledger.ts';
+import type { CrawlCounts } from '../../src/domain/lifecycle.ts';
+import { applyCrawl } from '../../src/store/ledger.ts';
 import { upsertTarget } from '../../src/store/crawl-targets.ts';
 import type { DB } from '../../src/store/schema.ts';
 

@@ -17,7 +17,8 @@ import { FIXTURES_DIR } from '../../src/ingest/bundled-feeds.ts';
 import { mapAshbyJob } from '../../src/ingest/connectors/ashby.ts';
 import { loadProviders } from '../../src/ingest/pipeline.ts';
 import { judgePosting } from '../../src/ingest/quality-gate.ts';
-import { applyCrawl, type CrawlCounts, type LedgerPosting } from '../../src/store/ledger.ts';
+import type { CrawlCounts, LedgerPosting } from '../../src/domain/lifecycle.ts';
+import { applyCrawl } from '../../src/store/ledger.ts';
 import type { DB } from '../../src/store/schema.ts';
 
 /** Add a provider that is fetched for discovery only (its rows are withheld as quality_removed). */

@@ -5,9 +5,8 @@
  * the identical 401 body.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { keyFromAuthorization } from '../../access/api-keys.ts';
+import { authenticateKey, KEY_USE_RESOLUTION_SECONDS, keyFromAuthorization, recordKeyUse, type AuthenticatedKey } from '../../access/api-keys.ts';
 import { ApiError, FIXED_MESSAGES } from '../../domain/errors.ts';
-import { authenticateKey, KEY_USE_RESOLUTION_SECONDS, recordKeyUse, type AuthenticatedKey } from '../../store/api-keys.ts';
 import type { AppContext } from '../context.ts';
 
 declare module 'fastify' {

@@ -22,7 +22,9 @@ import type { Clock } from '../../access/periods.ts';
 import { RecordAllowance } from '../../access/record-allowance.ts';
 import type { RequestCharge, RequestLimiter, WindowState } from '../../access/request-limits.ts';
 import { ApiError } from '../../domain/errors.ts';
+import { isConnectionFailure } from '../../store/database.ts';
 import type { DB } from '../../store/schema.ts';
+import { errorBody, toApiError } from '../errors.ts';
 
 /** The budgets of one keyed request. */
 export interface KeyedAccess {
@@ -43,6 +45,8 @@ export interface KeyedAccessOptions {
   db: Kysely<DB>;
   requests: RequestLimiter;
   clock: Clock;
+  /** Base of the `docs` link of the 503 a response turns into when its budgets cannot be read. */
+  docsUrl: string;
 }
 
 /** The window the generic headers describe: the one with the fewest requests left (ties: the minute). */
@@ -58,12 +62,13 @@ function rateLimited(charge: RequestCharge): ApiError {
   return new ApiError('rate_limited', message, { headers: { 'Retry-After': String(charge.retryAfterSeconds) } });
 }
 
-function setBudgetHeaders(reply: FastifyReply, access: KeyedAccess): void {
+function setBudgetHeaders(reply: FastifyReply, access: KeyedAccess, withRecords = true): void {
   const window = bindingWindow(access.charge);
-  const records = access.records.state();
   reply.header('X-RateLimit-Limit', String(window.limit));
   reply.header('X-RateLimit-Remaining', String(window.remaining));
   reply.header('X-RateLimit-Reset', String(window.resetSeconds));
+  if (!withRecords) return;
+  const records = access.records.state();
   reply.header('X-RateLimit-Records-Limit', records.limit === null ? 'unlimited' : String(records.limit));
   reply.header('X-RateLimit-Records-Used', String(records.used));
   reply.header('X-RateLimit-Records-Remaining', records.remaining === null ? 'unlimited' : String(records.remaining));
@@ -99,8 +104,22 @@ export function installKeyedAccess(scope: FastifyInstance, options: KeyedAccessO
     const access = request.keyedAccess;
     if (!access) return payload;
     if (reply.statusCode >= 400) await releaseUnsettled(request);
-    if (reply.statusCode === 402 && access.records.exhausted) access.charge = await options.requests.refund(access.charge);
-    await access.records.ensureLoaded();
+    try {
+      if (reply.statusCode === 402 && access.records.exhausted) access.charge = await options.requests.refund(access.charge);
+      await access.records.ensureLoaded();
+    } catch (error) {
+      // The ledger (or the counters) failed after the handler answered, typically a session lost to
+      // a database restart. A hook error here would bypass the error handler, so the answer is made
+      // here: an error response keeps its body without the record headers; a success, which must
+      // state the record budget (spec: Limits), becomes the 503 any database failure is.
+      if (!isConnectionFailure(error)) request.log.error({ err: error }, 'could not read the record budget');
+      setBudgetHeaders(reply, access, false);
+      if (reply.statusCode >= 400) return payload;
+      const unavailable = toApiError(error);
+      reply.code(unavailable.status).type('application/json; charset=utf-8');
+      for (const [name, value] of Object.entries(unavailable.headers)) reply.header(name, value);
+      return JSON.stringify(errorBody(options.docsUrl, unavailable.code, unavailable.message, unavailable.extra));
+    }
     setBudgetHeaders(reply, access);
     return payload;
   });

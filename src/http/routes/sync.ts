@@ -9,9 +9,9 @@ import { JobPageSchema, JobSchema, StringEnum, type JobPage } from '../../domain
 import type { FeedPosition } from '../../domain/feed-cursor.ts';
 import { CHANGE_KINDS, CLOSED_REASONS } from '../../domain/vocabulary.ts';
 import { listClosedJobs, readChanges, readExpired } from '../../store/feeds.ts';
-import { toJob } from '../../store/job-queries.ts';
 import { listingContextOf, type AppContext } from '../context.ts';
 import { feedCursor, keysetCursor, servePage } from '../paging.ts';
+import { toJob } from '../presenters/job.ts';
 import { createRoute, serveRoute } from '../route.ts';
 import { errorResponses } from '../schemas/errors.ts';
 import { changesQuery, closedJobsQuery, expiredQuery } from '../schemas/sync.ts';

@@ -4,10 +4,12 @@
  * route schemas; GET /public/status; GET /public/ai-prompt).
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { sql } from 'kysely';
 import { Type } from 'typebox';
 import { ApiError, FIXED_MESSAGES } from '../../domain/errors.ts';
 import { REPORT_NAMES } from '../../reports/snapshots.ts';
+import { ingestionHealth } from '../../store/crawl-targets.ts';
+import { ping } from '../../store/database.ts';
+import { reportSnapshotTimes } from '../../store/report-snapshots.ts';
 import type { AppContext } from '../context.ts';
 import { TIMEOUT_RETRY_AFTER_SECONDS } from '../errors.ts';
 import { errorResponses } from '../schemas/errors.ts';
@@ -75,7 +77,7 @@ export function systemRoutes(ctx: AppContext, contractVersion: string) {
       async (_request, reply) => {
         reply.header('Cache-Control', 'no-store');
         try {
-          await sql`SELECT 1`.execute(ctx.db);
+          await ping(ctx.db);
         } catch {
           throw unavailable();
         }
@@ -100,16 +102,8 @@ export function systemRoutes(ctx: AppContext, contractVersion: string) {
         let snapshots;
         let targets;
         try {
-          snapshots = await ctx.db.selectFrom('report_snapshots').select(['name', 'measured_at']).execute();
-          targets = await ctx.db
-            .selectFrom('crawl_targets')
-            .select((eb) => [
-              eb.fn.countAll<number>().as('targets'),
-              eb.fn.count<number>('id').filterWhere('consecutive_failures', '>=', FAILING_TARGET_THRESHOLD).as('failing'),
-              eb.fn.max('last_success_at').as('last_success_at'),
-            ])
-            .where('enabled', '=', true)
-            .executeTakeFirstOrThrow();
+          snapshots = await reportSnapshotTimes(ctx.db);
+          targets = await ingestionHealth(ctx.db, FAILING_TARGET_THRESHOLD);
         } catch {
           throw unavailable();
         }
@@ -119,16 +113,14 @@ export function systemRoutes(ctx: AppContext, contractVersion: string) {
           const age = snap ? Math.max(0, Math.floor((now.getTime() - snap.measured_at.getTime()) / 1000)) : null;
           return { name, measured_at: snap ? snap.measured_at.toISOString() : null, age_seconds: age, stale: age === null || age > window };
         });
-        const failing = Number(targets.failing);
-        const lastSuccess = targets.last_success_at as Date | null;
         return {
           data: {
-            status: reports.some((r) => r.stale) || failing > 0 ? 'degraded' : 'ok',
+            status: reports.some((r) => r.stale) || targets.failing > 0 ? 'degraded' : 'ok',
             time: now.toISOString(),
             version: contractVersion,
             database: 'ok' as const,
             reports,
-            ingestion: { targets: Number(targets.targets), failing, last_success_at: lastSuccess ? new Date(lastSuccess).toISOString() : null },
+            ingestion: { targets: targets.targets, failing: targets.failing, last_success_at: targets.lastSuccessAt?.toISOString() ?? null },
           },
         };
       },

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FIXTURES } from '../test-helpers.ts';
+import { FIXTURES } from '../../../test/helpers/fixtures.ts';
 import { mapArbeitnowJob } from './arbeitnow.ts';
 import { mapHimalayasJob } from './himalayas.ts';
 import { mapRemotiveJob } from './remotive.ts';

@@ -7,7 +7,7 @@ import { CrawlError } from '../connector.ts';
 import type { CrawlOutcome, CrawlTarget } from '../connector.ts';
 import type { SourcePosting } from '../../domain/posting.ts';
 import { createFetcher } from '../fetcher.ts';
-import { loopbackFetchConfig, readFixture, readManifest, startLoopback, targetOf } from '../test-helpers.ts';
+import { loopbackFetchConfig, readFixture, readManifest, startLoopback, targetOf } from '../../../test/helpers/fixtures.ts';
 import { ashbySalary, createAshbyConnector } from './ashby.ts';
 
 type Loopback = Awaited<ReturnType<typeof startLoopback>>;

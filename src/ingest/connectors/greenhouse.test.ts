@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CrawlTarget } from '../connector.ts';
 import type { SourcePosting } from '../../domain/posting.ts';
-import { readFixture, startLoopback } from '../test-helpers.ts';
+import { readFixture, startLoopback } from '../../../test/helpers/fixtures.ts';
 import { createGreenhouseConnector, unescapeHtmlOnce } from './greenhouse.ts';
 
 let loop: Awaited<ReturnType<typeof startLoopback>>;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CrawlError } from '../connector.ts';
 import type { CrawlTarget } from '../connector.ts';
 import type { SourcePosting } from '../../domain/posting.ts';
-import { readFixture, startLoopback } from '../test-helpers.ts';
+import { readFixture, startLoopback } from '../../../test/helpers/fixtures.ts';
 import { createUsajobsConnector } from './usajobs.ts';
 
 let loop: Awaited<ReturnType<typeof startLoopback>>;

@@ -1,18 +1,18 @@
 /**
- * Shared set-up for the ingest tests (test-only; nothing in production imports it): the bundled
- * fixtures served by a real loopback replay server, a real guarded fetcher allowed to reach it, and
- * readers for the recorded payloads so tests compare mappings against the exact recorded values.
+ * The bundled fixtures for the ingest tests: served by a real loopback replay server, read by a real
+ * guarded fetcher allowed to reach it, and readers for the recorded payloads so tests compare
+ * mappings against the exact recorded values.
  */
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import type { FetchConfig } from '../config/config.ts';
-import type { ConnectorId, CrawlTarget } from './connector.ts';
-import { createFetcher } from './fetcher.ts';
-import type { FetcherTuning, GuardedFetcher } from './fetcher.ts';
-import { startReplayServer } from './replay-server.ts';
-import type { ReplayServer } from './replay-server.ts';
+import type { FetchConfig } from '../../src/config/config.ts';
+import type { ConnectorId, CrawlTarget } from '../../src/ingest/connector.ts';
+import { createFetcher } from '../../src/ingest/fetcher.ts';
+import type { FetcherTuning, GuardedFetcher } from '../../src/ingest/fetcher.ts';
+import { startReplayServer } from '../../src/ingest/replay-server.ts';
+import type { ReplayServer } from '../../src/ingest/replay-server.ts';
 
 /** The repository's `fixtures/` directory. */
 export const FIXTURES = fileURLToPath(new URL('../../fixtures', import.meta.url));

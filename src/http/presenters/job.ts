@@ -1,0 +1,75 @@
+/**
+ * The served Job shape of a stored row (spec: Resources › Job, nullability table): every surface that
+ * serves job rows (listings, single rows, the change feed, closures, the export) presents them here.
+ */
+import type { FieldSources } from '../../domain/field-sources.ts';
+import type { Job } from '../../domain/job.ts';
+import type { JobViewRow } from '../../store/job-queries.ts';
+
+function iso(value: Date | null | undefined): string | undefined {
+  return value ? value.toISOString() : undefined;
+}
+
+/** Options of the served shape. */
+export interface JobViewOptions {
+  includeDescription: boolean;
+  /** Add the quality verdict, rule id and matched host (spec: quality=all). */
+  includeQuality?: boolean;
+}
+
+/**
+ * Map a stored row to the served Job: "always present" fields always set, "present, may be null"
+ * set to null when empty, "omitted when empty" left out (spec: nullability table).
+ */
+export function toJob(row: JobViewRow, options: JobViewOptions): Job {
+  const job: Job = {
+    id: row.id,
+    slug: row.slug,
+    title: row.title,
+    company: row.company_name,
+    company_slug: row.company_slug,
+    category_confidence: row.category_confidence === null ? null : Math.round(row.category_confidence * 1000) / 1000,
+    remote_inferred: row.remote_inferred,
+    last_verified_at: row.last_verified_at.toISOString(),
+    status: row.status,
+    closed_at: row.closed_at ? row.closed_at.toISOString() : null,
+    closed_reason: row.closed_reason,
+    source: row.provider_id,
+    source_type: row.source_type as Job['source_type'],
+    provider_type: row.provider_type as Job['provider_type'],
+    has_description: row.has_description,
+    salary_min_annual_eur: row.salary_min_annual_eur,
+    field_sources: row.field_sources as FieldSources,
+  };
+  const optional: Partial<Job> = {
+    company_logo: row.company_logo ?? undefined,
+    category: row.category ?? undefined,
+    country: row.country ?? undefined,
+    city: row.city ?? undefined,
+    location: row.location ?? undefined,
+    remote: (row.remote as Job['remote']) ?? undefined,
+    employment_type: row.employment_type ?? undefined,
+    seniority: row.seniority ?? undefined,
+    posted_at: iso(row.posted_at),
+    first_seen_at: iso(row.first_seen_at),
+    upstream_expired_at: iso(row.upstream_expired_at),
+    apply_url: row.apply_url ?? undefined,
+    description: options.includeDescription && row.has_description ? (row.description_html ?? undefined) : undefined,
+    salary_min: row.salary_min ?? undefined,
+    salary_max: row.salary_max ?? undefined,
+    salary_currency: row.salary_currency ?? undefined,
+    salary_period: row.salary_period ?? undefined,
+    salary_source: row.salary_source ?? undefined,
+    attribution: row.attribution ?? undefined,
+    canonical_url: row.canonical_url ?? undefined,
+  };
+  if (options.includeQuality) {
+    optional.quality_verdict = row.quality_verdict;
+    optional.quality_rule_id = row.quality_rule_id ?? undefined;
+    optional.quality_matched_host = row.quality_matched_host ?? undefined;
+  }
+  for (const [key, value] of Object.entries(optional)) {
+    if (value !== undefined && value !== '') (job as Record<string, unknown>)[key] = value;
+  }
+  return job;
+}

@@ -123,4 +123,17 @@ export default tseslint.config(
       'no-restricted-syntax': 'off',
     },
   },
+  {
+    // One contract per route: a handler gets its query parsed from the route's table (src/http/route.ts).
+    // This block replaces the src/ block's no-restricted-syntax options, so it repeats QUERY_BUILDER.
+    files: ['src/http/routes/**/*.ts'],
+    ignores: ['src/**/*.test.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        QUERY_BUILDER,
+        { selector: "MemberExpression[property.name='query'][object.name='request']", message: 'Declare the parameter in the route\'s query table (src/http/schemas/) and read the parsed value serveRoute hands the handler.' },
+      ],
+    },
+  },
 );

@@ -25,8 +25,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { parseJobsQuery } from '../src/domain/listing-filter.ts';
-import { encodeCursor, queryFingerprint } from '../src/domain/cursor.ts';
+import { keyedJobsQuery } from '../src/http/schemas/jobs.ts';
+import { keysetCursor } from '../src/http/paging.ts';
 import { BENCH_POSTING_PREFIX } from '../src/bench/seed.ts';
 import { inlineParameters } from './sql-replay.ts';
 import type { CapturedStatement } from './server.ts';
@@ -234,8 +234,8 @@ async function chooseShapes(client: pg.Client): Promise<Shape[]> {
   const deep = await one(`SELECT sort_key::text AS key, id::text AS id FROM jobs WHERE served ORDER BY sort_key DESC, id DESC OFFSET $1 LIMIT 1`, [depth - 1]);
   const secret = (await one(`SELECT value FROM service_settings WHERE key = 'cursor_secret'`)).value as string;
   const providers = (await client.query(`SELECT id FROM providers WHERE redistributable ORDER BY id`)).rows.map((r) => r.id as string);
-  const listing = parseJobsQuery({}, { providers, maxLimit: 200, keyless: false });
-  const cursor = encodeCursor(secret, queryFingerprint({ endpoint: '/v1/jobs', filter: listing.filter, scope: listing.scope }), { key: deep.key as string, id: deep.id as string });
+  const listing = keyedJobsQuery.parse({}, { surface: 'keyed', providers, maxLimit: 200 });
+  const cursor = keysetCursor(secret, '/v1/jobs', { filter: listing.filter, scope: listing.scope }).encode({ key: deep.key as string, id: deep.id as string });
   const q = (params: Record<string, string>) => new URLSearchParams(params).toString();
   return [
     { id: '1', title: '/v1/jobs, no filter', path: '/v1/jobs', target: 'db', p99Target: true },

@@ -1,11 +1,9 @@
 /**
- * The Company resource and the employer directory's query semantics (spec: Resources › Company,
- * Company page; Endpoints › GET /v1/companies).
+ * The Company resource and the employer directory's filter (spec: Resources › Company, Company page;
+ * Endpoints › GET /v1/companies). The directory's query is parsed by `src/http/schemas/companies.ts`.
  */
 import { Type, type Static } from 'typebox';
-import { ApiError } from './errors.ts';
-import { commaList, parseBoolean, parseLimit, type RawQuery } from './listing-filter.ts';
-import { LEGACY_SOURCE_TYPE, SOURCE_TYPES, type SourceType } from './vocabulary.ts';
+import { SOURCE_TYPES, type SourceType } from './vocabulary.ts';
 
 /** Row-level source types a company can list (spec: Company.source_types; `unknown` is never listed). */
 export const COMPANY_SOURCE_TYPES = SOURCE_TYPES.filter((t) => t !== 'unknown');
@@ -80,68 +78,4 @@ export interface CompanyFilter {
    * country's rows only (docs/architecture.md, "The employer directory under a country lock").
    */
   countryLock?: string;
-}
-
-export interface CompanyListRequest {
-  filter: CompanyFilter;
-  limit: number;
-  offset: number;
-  cursor?: string;
-}
-
-/**
- * Parse a `source_type` value list: the spec's values plus the legacy spellings `employer_ats`,
- * `government`, `direct` (spec: Controlled vocabularies), any case.
- * @throws ApiError 422 `bad_source_type` naming the value and where legal values are listed.
- */
-export function parseSourceTypes(value: string | undefined, where: string): SourceType[] | undefined {
-  const items = commaList(value);
-  if (!items) return undefined;
-  return [
-    ...new Set(
-      items.map((raw) => {
-        const v = raw.toLowerCase();
-        const hit = LEGACY_SOURCE_TYPE[v] ?? (COMPANY_SOURCE_TYPES as readonly string[]).find((t) => t === v);
-        if (!hit) throw new ApiError('bad_source_type', `The value "${raw}" is not a legal source_type; the legal values are listed at ${where}.`);
-        return hit as SourceType;
-      }),
-    ),
-  ];
-}
-
-/**
- * `offset`: an integer 0..100000; absent means 0.
- * @throws ApiError 422 `bad_offset` for anything else (spec: "Beyond that: 422 bad_offset").
- */
-export function parseOffset(value: string | undefined): number {
-  const v = value?.trim();
-  if (v === undefined || v === '') return 0;
-  const n = Number(v);
-  if (!/^\d+$/.test(v) || !Number.isSafeInteger(n) || n > COMPANY_OFFSET_MAX) {
-    throw new ApiError('bad_offset', `offset=${value} is not allowed; offset is an integer from 0 to ${COMPANY_OFFSET_MAX}. Page deeper with next_cursor.`);
-  }
-  return n;
-}
-
-/**
- * Parse the directory's query (spec: GET /v1/companies). `limit` clamps like every page size; `cursor`
- * overrides `offset`; unknown parameters are ignored.
- * @throws ApiError 422 `bad_offset`, `bad_source_type` or `bad_boolean`.
- */
-export function parseCompanyQuery(query: RawQuery, ctx: { maxLimit: number; keyless: boolean; countryLock?: string }): CompanyListRequest {
-  const filter: CompanyFilter = { includeDiscovered: parseBoolean('include_discovered', query.include_discovered, false) };
-  const country = commaList(query.country);
-  if (country) filter.country = country.map((c) => c.toUpperCase());
-  const orgType = commaList(query.org_type);
-  if (orgType) filter.orgType = orgType.map((o) => o.toLowerCase());
-  const sourceType = parseSourceTypes(query.source_type, ctx.keyless ? '/public/facets' : '/v1/meta/facets');
-  if (sourceType) filter.sourceType = sourceType;
-  if (query.has_website !== undefined && query.has_website.trim() !== '') filter.hasWebsite = parseBoolean('has_website', query.has_website, false);
-  const q = query.q?.trim();
-  if (q) filter.q = q;
-  if (ctx.countryLock) filter.countryLock = ctx.countryLock;
-  const offset = parseOffset(query.offset);
-  const limit = Math.min(parseLimit(query.limit, Number.MAX_SAFE_INTEGER), ctx.maxLimit);
-  const cursor = query.cursor?.trim() || undefined;
-  return { filter, limit, offset, cursor };
 }

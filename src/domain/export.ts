@@ -1,5 +1,5 @@
 /**
- * The bulk export's own query semantics and line shapes (spec: GET /v1/export; Errors, "Export
+ * The bulk export's line shapes (spec: GET /v1/export; Errors, "Export
  * exception"). The body is NDJSON: one Job per line in `id` order, then exactly one final control line
  * that tells a complete export from an interrupted one:
  * - `{"complete": true, "count": N, "after": "<last id>"|null}`: every matching row was written;
@@ -9,7 +9,6 @@
  * Control lines never carry an `id`, Job lines always do.
  */
 import { Type, type Static } from 'typebox';
-import { ApiError } from './errors.ts';
 import { JobSchema } from './job.ts';
 
 /** Media type of the export body: newline-delimited JSON, UTF-8. */
@@ -17,32 +16,8 @@ export const NDJSON_CONTENT_TYPE = 'application/x-ndjson; charset=utf-8';
 
 /** Which rows an export walks (spec: GET /v1/jobs `status`: live default, closed, any). */
 export type ExportStatus = 'live' | 'closed' | 'any';
-const STATUSES: readonly ExportStatus[] = ['live', 'closed', 'any'];
-
-/**
- * Parse `status` (any case; absent or empty means live).
- * @throws ApiError 422 `bad_status` naming the value.
- */
-export function parseExportStatus(value: string | undefined): ExportStatus {
-  const v = value?.trim().toLowerCase();
-  if (!v) return 'live';
-  const hit = STATUSES.find((s) => s === v);
-  if (!hit) throw new ApiError('bad_status', `The value "${value}" is not a legal status; send live, closed or any.`);
-  return hit;
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/**
- * Parse `after`: the `id` of the last row already received (lower-cased). Absent: from the start.
- * @throws ApiError 422 `bad_cursor` when it is not a uuid.
- */
-export function parseExportAfter(value: string | undefined): string | undefined {
-  const v = value?.trim();
-  if (!v) return undefined;
-  if (!UUID.test(v)) throw new ApiError('bad_cursor', `The value "${value}" of after is not a row id; send the id (uuid) of the last row received.`);
-  return v.toLowerCase();
-}
+/** Every {@link ExportStatus}; the export's `status` parameter is parsed by `src/http/schemas/export.ts`. */
+export const EXPORT_STATUSES: readonly ExportStatus[] = ['live', 'closed', 'any'];
 
 /** The final line of a complete export. */
 export const ExportCompleteSchema = Type.Object(

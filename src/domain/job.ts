@@ -104,14 +104,3 @@ export const JobPageSchema = Type.Object({
   ),
 });
 export type JobPage = Static<typeof JobPageSchema>;
-
-/** The error body (spec: Resources › Error). */
-export const ErrorSchema = Type.Object(
-  {
-    error: Type.String({ description: 'Stable machine code. Branch on this.' }),
-    message: Type.String({ description: 'Human text; wording may change.' }),
-    docs: Type.String({ description: 'Link to the documentation of this code.' }),
-    retry_after: Type.Optional(Type.Integer({ description: 'Seconds; on 503 timeout.' })),
-  },
-  { $id: 'Error' },
-);

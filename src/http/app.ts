@@ -20,6 +20,7 @@ import { requireApiKey } from './plugins/auth.ts';
 import { installKeyedAccess } from './plugins/keyed-access.ts';
 import { installKeylessAccess } from './plugins/keyless-access.ts';
 import { parseQueryString } from './query-string.ts';
+import { documentCommaLists, type ParamTable, type QueryContract } from './query-table.ts';
 import { UNMETERED, type RecordMeter } from './record-meter.ts';
 import { createReportReader, defaultReportSettings, type ReportSettings } from '../reports/snapshots.ts';
 import { keyedCompanyRoutes, keylessCompanyRoutes } from './routes/companies.ts';
@@ -60,10 +61,12 @@ export interface AppOptions {
   keyedLimits?: boolean;
 }
 
-/** One registered route: method and URL pattern (`:param` syntax). */
+/** One registered route: method and URL pattern (`:param` syntax), and its query contract if it has one. */
 export interface RegisteredRoute {
   method: string;
   url: string;
+  /** The table its query is documented and parsed from (`route.ts serveRoute`); none: it reads no query. */
+  query?: QueryContract<ParamTable<never>, never, unknown>;
 }
 
 declare module 'fastify' {
@@ -136,7 +139,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Every route as registered, for the contract check (each one must be in the OpenAPI document).
   const registeredRoutes: RegisteredRoute[] = [];
   app.addHook('onRoute', (route) => {
-    for (const method of [route.method].flat()) registeredRoutes.push({ method: String(method), url: route.url });
+    const query = (route.config as { query?: RegisteredRoute['query'] } | undefined)?.query;
+    for (const method of [route.method].flat()) registeredRoutes.push({ method: String(method), url: route.url, ...(query ? { query } : {}) });
   });
   app.decorate('registeredRoutes', registeredRoutes);
 
@@ -160,7 +164,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   await app.register(swagger, {
-    transformObject: (document) => ('openapiObject' in document ? documentBudgetHeaders(document.openapiObject) : document.swaggerObject),
+    transformObject: (document) => ('openapiObject' in document ? documentCommaLists(documentBudgetHeaders(document.openapiObject)) : document.swaggerObject),
     openapi: {
       openapi: '3.1.0',
       info: {

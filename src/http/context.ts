@@ -1,6 +1,7 @@
 /**
  * What route handlers share: the ledger, settings, and small caches of slowly changing data.
  */
+import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { ReportReader } from '../reports/snapshots.ts';
@@ -8,6 +9,8 @@ import { computeFacets, type LedgerFacets } from '../reports/facets.ts';
 import { refreshingSnapshot, type RefreshingSnapshot } from '../reports/snapshot.ts';
 import type { DB } from '../store/schema.ts';
 import { redistributableProviderIds } from '../store/providers.ts';
+import { KEYLESS_MAX_LIMIT, type Surface } from './endpoints.ts';
+import type { ListingContext } from './schemas/listing-filters.ts';
 
 export interface AppContext {
   db: Kysely<DB>;
@@ -48,5 +51,19 @@ export function cachedProviderIds(db: Kysely<DB>): () => Promise<readonly string
       cached = { at: Date.now(), ids: await redistributableProviderIds(db) };
     }
     return cached.ids;
+  };
+}
+
+/**
+ * What parsing a job listing's query needs to know about `request`'s caller on `surface`: the provider
+ * list, the largest page (the plan's `max_page_size`, or the keyless cap) and a key's country lock.
+ */
+export async function listingContextOf(ctx: AppContext, request: FastifyRequest, surface: Surface): Promise<ListingContext> {
+  if (surface === 'keyless') return { surface, providers: await ctx.providerIds(), maxLimit: KEYLESS_MAX_LIMIT };
+  return {
+    surface,
+    providers: await ctx.providerIds(),
+    maxLimit: request.apiKey!.plan.max_page_size,
+    countryLock: request.apiKey!.key.country_lock ?? undefined,
   };
 }

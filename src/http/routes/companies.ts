@@ -2,51 +2,20 @@
  * The employer directory on both surfaces (spec: GET /v1/companies, GET /v1/companies/{slug},
  * GET /public/companies, GET /public/companies/{slug}).
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { CompanyEnvelopeSchema, CompanyPageSchema, parseCompanyQuery, type CompanyPage } from '../../domain/company.ts';
-import { CursorError, decodeCursor, encodeCursor, queryFingerprint } from '../../domain/cursor.ts';
+import { CompanyEnvelopeSchema, CompanyPageSchema, type CompanyPage } from '../../domain/company.ts';
+import { CursorError } from '../../domain/cursor.ts';
 import { ApiError } from '../../domain/errors.ts';
-import type { RawQuery } from '../../domain/listing-filter.ts';
 import { currentSlugFor, findCompany, listCompanies, type CompanyPosition } from '../../store/company-directory.ts';
-import { toCompany } from '../presenters/company.ts';
 import type { AppContext } from '../context.ts';
-import { errorResponses } from '../schemas.ts';
-import { KEYLESS_MAX_LIMIT } from './jobs.ts';
-
-const param = (description: string) => Type.Optional(Type.String({ description }));
-
-const directoryFilters = {
-  country: param('Comma list of ISO-3166 alpha-2 codes: the company country (stated, else the most frequent country of its live rows).'),
-  org_type: param('Comma list of organisation types, any case (e.g. government).'),
-  source_type: param('Comma list: ats, career_site, public_agency (aggregator and agency are reserved and match nothing); legacy employer_ats, government, direct. Unknown: 422 bad_source_type.'),
-  has_website: param('true: only companies whose own-name website was verified; false: only those without one.'),
-  include_discovered: param('true also lists discovered companies (open_roles 0, seen hiring on a discovery-only source).'),
-  q: param('Case-insensitive part of the company name, or an exact slug or domain.'),
-};
-
-const keyedQuery = Type.Object(
-  {
-    ...directoryFilters,
-    limit: param('1 to 200, default 25; clamped to the plan maximum; a non-numeric value uses the default.'),
-    offset: param('0 to 100000, default 0. Above: 422 bad_offset. Ignored when cursor is sent.'),
-    cursor: param('The previous page\'s next_cursor, verbatim; overrides offset. Malformed or from another query: 422 bad_cursor.'),
-  },
-  { additionalProperties: true },
-);
-
-const keylessQuery = Type.Object(
-  {
-    ...directoryFilters,
-    limit: param('1 to 50, default 25; larger values are clamped to 50.'),
-    offset: param('Not available without a key: a value above 0 is 402 key_required_to_page.'),
-    cursor: param('Not available without a key: 402 key_required_to_page.'),
-  },
-  { additionalProperties: true },
-);
-
-const SlugParams = Type.Object({ slug: Type.String({ description: 'Company slug (any case).' }) });
+import { KEYLESS_MAX_LIMIT, type Surface } from '../endpoints.ts';
+import { keysetCursor, servePage, type PositionCodec } from '../paging.ts';
+import { toCompany } from '../presenters/company.ts';
+import { createRoute, serveRoute } from '../route.ts';
+import { keyedDirectoryQuery, keylessDirectoryQuery, SlugParams, type DirectoryContext } from '../schemas/companies.ts';
+import { errorResponses } from '../schemas/errors.ts';
 
 const MovedResponse = Type.Null({
   description: 'Retired slug: Location names the current one. Never cached.',
@@ -56,10 +25,28 @@ const MovedResponse = Type.Null({
   },
 });
 
-function decodePosition(secret: string, fingerprint: string, cursor: string): { after: CompanyPosition; offset: number } {
-  try {
-    const position = decodeCursor(secret, fingerprint, cursor);
-    const parsed = JSON.parse(position.key) as unknown;
+/** Where a directory page starts: after a keyset position, at the running offset it stands for. */
+interface DirectoryPosition {
+  after: CompanyPosition;
+  /** Rows before the page in the whole ordering. */
+  offset: number;
+  /** The company id of the last row served (the cursor's row id). */
+  id: string;
+}
+
+/**
+ * A directory cursor carries the keyset `(rank, name, slug)` and the running offset, so `offset` in a
+ * cursor page still says where the page starts (docs/architecture.md, the employer directory).
+ */
+const DIRECTORY_POSITION: PositionCodec<DirectoryPosition> = {
+  toCursor: (p) => ({ key: JSON.stringify([p.after.rank, p.after.name, p.after.slug, p.offset]), id: p.id }),
+  fromCursor: (cursor) => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(cursor.key);
+    } catch {
+      throw new CursorError('the cursor is malformed');
+    }
     if (
       Array.isArray(parsed) &&
       parsed.length === 4 &&
@@ -68,15 +55,16 @@ function decodePosition(secret: string, fingerprint: string, cursor: string): { 
       typeof parsed[2] === 'string' &&
       Number.isInteger(parsed[3])
     ) {
-      return { after: { rank: parsed[0] as number, name: parsed[1], slug: parsed[2] }, offset: parsed[3] as number };
+      return { after: { rank: parsed[0] as number, name: parsed[1], slug: parsed[2] }, offset: parsed[3] as number, id: cursor.id };
     }
     throw new CursorError('the cursor is malformed');
-  } catch (error) {
-    if (error instanceof CursorError || error instanceof SyntaxError) {
-      throw new ApiError('bad_cursor', `The cursor is not valid here: ${(error as Error).message}.`);
-    }
-    throw error;
-  }
+  },
+};
+
+function directoryContextOf(request: FastifyRequest, surface: Surface): DirectoryContext {
+  if (surface === 'keyless') return { surface, maxLimit: KEYLESS_MAX_LIMIT };
+  // A country-locked key sees the directory of its country's rows (spec: Authentication item 9).
+  return { surface, maxLimit: request.apiKey!.plan.max_page_size, countryLock: request.apiKey!.key.country_lock ?? undefined };
 }
 
 function notFound(slug: string, keyless: boolean): ApiError {
@@ -95,46 +83,39 @@ function moved(reply: FastifyReply, prefix: string, slug: string): FastifyReply 
 
 /** `/v1/companies` and `/v1/companies/{slug}`; register inside the authenticated scope. */
 export function keyedCompanyRoutes(ctx: AppContext) {
+  const list = createRoute({
+    url: '/companies',
+    operationId: 'listCompanies',
+    tags: ['companies'],
+    summary: 'Employer directory, most open roles first',
+    description:
+      'Ordering: GREATEST(open_roles, own_site_roles) descending, then name, then slug (total). open_roles reconciles exactly with GET /v1/jobs?company=<slug>. One record per company returned.',
+    security: [{ bearerAuth: [] }],
+    query: keyedDirectoryQuery,
+    context: (request) => directoryContextOf(request, 'keyed'),
+    response: { 200: CompanyPageSchema, ...errorResponses(401, 402, 422, 429, 500, 503) },
+  });
+
   return async (app: FastifyInstance) => {
-    const r = app.withTypeProvider<TypeBoxTypeProvider>();
-
-    r.get(
-      '/companies',
-      {
-        schema: {
-          operationId: 'listCompanies',
-          tags: ['companies'],
-          summary: 'Employer directory, most open roles first',
-          description:
-            'Ordering: GREATEST(open_roles, own_site_roles) descending, then name, then slug (total). open_roles reconciles exactly with GET /v1/jobs?company=<slug>. One record per company returned.',
-          security: [{ bearerAuth: [] }],
-          querystring: keyedQuery,
-          response: { 200: CompanyPageSchema, ...errorResponses(401, 402, 422, 429, 500, 503) },
+    serveRoute(app, list, async ({ request, query }): Promise<CompanyPage> => {
+      const page = await servePage({
+        meter: request.recordMeter,
+        cursor: keysetCursor(ctx.cursorSecret, '/v1/companies', { filter: query.filter }, DIRECTORY_POSITION),
+        sent: query.cursor,
+        limit: query.limit,
+        read: async (position, granted) => {
+          const offset = position ? position.offset : query.offset;
+          const found = await listCompanies(ctx.db, query.filter, { limit: granted, offset, after: position?.after });
+          const last = found.rows[found.rows.length - 1];
+          const next = found.hasMore && last ? { after: { rank: last.rank, name: last.name, slug: last.slug }, offset: offset + found.rows.length, id: last.id } : undefined;
+          return { rows: found.rows, next };
         },
-      },
-      async (request): Promise<CompanyPage> => {
-        // A country-locked key sees the directory of its country's rows (spec: Authentication item 9).
-        const parsed = parseCompanyQuery(request.query as RawQuery, {
-          maxLimit: request.apiKey!.plan.max_page_size,
-          keyless: false,
-          countryLock: request.apiKey!.key.country_lock ?? undefined,
-        });
-        const fingerprint = queryFingerprint({ endpoint: '/v1/companies', filter: parsed.filter });
-        const position = parsed.cursor ? decodePosition(ctx.cursorSecret, fingerprint, parsed.cursor) : undefined;
-        const offset = position ? position.offset : parsed.offset;
-        const granted = await request.recordMeter.reserve(parsed.limit);
-        const page = await listCompanies(ctx.db, parsed.filter, { limit: granted, offset, after: position?.after });
-        await request.recordMeter.settle(page.rows.length);
-        const last = page.rows[page.rows.length - 1];
-        const next =
-          page.hasMore && last
-            ? encodeCursor(ctx.cursorSecret, fingerprint, { key: JSON.stringify([last.rank, last.name, last.slug, offset + page.rows.length]), id: last.id })
-            : null;
-        return { data: page.rows.map(toCompany), has_more: page.hasMore, limit: parsed.limit, offset, next_cursor: next };
-      },
-    );
+      });
+      const offset = page.after ? page.after.offset : query.offset;
+      return { data: page.rows.map(toCompany), has_more: page.nextCursor !== null, limit: query.limit, offset, next_cursor: page.nextCursor };
+    });
 
-    r.get(
+    app.withTypeProvider<TypeBoxTypeProvider>().get(
       '/companies/:slug',
       {
         schema: {
@@ -166,34 +147,29 @@ export function keyedCompanyRoutes(ctx: AppContext) {
 
 /** `/public/companies` and `/public/companies/{slug}`: the same rows, one page of at most 50, cached. */
 export function keylessCompanyRoutes(ctx: AppContext) {
+  const list = createRoute({
+    url: '/companies',
+    operationId: 'listPublicCompanies',
+    tags: ['public'],
+    summary: 'Keyless employer directory: the first page only, at most 50 rows',
+    security: [],
+    query: keylessDirectoryQuery,
+    context: (request) => directoryContextOf(request, 'keyless'),
+    response: { 200: CompanyPageSchema, ...errorResponses(402, 422, 429, 500, 503) },
+  });
+
   return async (app: FastifyInstance) => {
-    const r = app.withTypeProvider<TypeBoxTypeProvider>();
+    serveRoute(app, list, async ({ request, query }): Promise<CompanyPage> => {
+      const page = await servePage({
+        meter: request.recordMeter,
+        limit: query.limit,
+        read: (_after, granted) => listCompanies(ctx.db, query.filter, { limit: granted, offset: 0 }),
+      });
+      // The keyless surface does not page: has_more is false and next_cursor null by definition.
+      return { data: page.rows.map(toCompany), has_more: false, limit: query.limit, offset: 0, next_cursor: null };
+    });
 
-    r.get(
-      '/companies',
-      {
-        schema: {
-          operationId: 'listPublicCompanies',
-          tags: ['public'],
-          summary: 'Keyless employer directory: the first page only, at most 50 rows',
-          security: [],
-          querystring: keylessQuery,
-          response: { 200: CompanyPageSchema, ...errorResponses(402, 422, 429, 500, 503) },
-        },
-      },
-      async (request): Promise<CompanyPage> => {
-        const query = request.query as RawQuery;
-        const parsed = parseCompanyQuery(query, { maxLimit: KEYLESS_MAX_LIMIT, keyless: true });
-        if (parsed.cursor !== undefined || parsed.offset > 0) {
-          throw new ApiError('key_required_to_page', 'Paging needs an API key: send cursor or offset to /v1/companies with "Authorization: Bearer <API_KEY>".');
-        }
-        const page = await listCompanies(ctx.db, parsed.filter, { limit: parsed.limit, offset: 0 });
-        // The keyless surface does not page: has_more is false and next_cursor null by definition.
-        return { data: page.rows.map(toCompany), has_more: false, limit: parsed.limit, offset: 0, next_cursor: null };
-      },
-    );
-
-    r.get(
+    app.withTypeProvider<TypeBoxTypeProvider>().get(
       '/companies/:slug',
       {
         schema: {

@@ -11,7 +11,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
 import { keyEntitlements } from '../../access/entitlements.ts';
 import { nextUtcMonthStart, utcDay, type Clock } from '../../access/periods.ts';
-import { errorResponses } from '../schemas.ts';
+import { errorResponses } from '../schemas/errors.ts';
 
 const MeResponse = Type.Object({
   created: Type.String({ format: 'date', description: 'Day the key was created (UTC).' }),

@@ -10,7 +10,7 @@ import { Type, type Static } from 'typebox';
 import { FACET_GROUPS, FACET_PARAMETERS, type FacetGroup, type LedgerFacets } from '../../reports/facets.ts';
 import type { Snapshot } from '../../reports/snapshot.ts';
 import { FACETS_MAX_AGE_SECONDS, type AppContext } from '../context.ts';
-import { errorResponses } from '../schemas.ts';
+import { errorResponses } from '../schemas/errors.ts';
 
 const FacetEntrySchema = Type.Object(
   {

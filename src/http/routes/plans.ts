@@ -8,7 +8,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
 import { listPurchasablePlans } from '../../store/plans.ts';
 import type { AppContext } from '../context.ts';
-import { errorResponses } from '../schemas.ts';
+import { errorResponses } from '../schemas/errors.ts';
 
 export const PlanSchema = Type.Object({
   plan: Type.String({ description: 'Plan id, as keys and /v1/me name it: explore, growth, signal, scale.' }),

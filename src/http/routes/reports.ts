@@ -13,7 +13,7 @@ import {
 } from '../../reports/report-schemas.ts';
 import type { ReportName, ReportReader } from '../../reports/snapshots.ts';
 import type { AppContext } from '../context.ts';
-import { errorResponses } from '../schemas.ts';
+import { errorResponses } from '../schemas/errors.ts';
 
 /** The served body of a report: the snapshot with its age (and, for freshness, generated_at). */
 async function body(reports: ReportReader, name: ReportName): Promise<{ data: Record<string, unknown> }> {

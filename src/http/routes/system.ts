@@ -12,7 +12,7 @@ import { ping } from '../../store/database.ts';
 import { reportSnapshotTimes } from '../../store/report-snapshots.ts';
 import type { AppContext } from '../context.ts';
 import { TIMEOUT_RETRY_AFTER_SECONDS } from '../errors.ts';
-import { errorResponses } from '../schemas.ts';
+import { errorResponses } from '../schemas/errors.ts';
 import { integrationBrief } from '../integration-brief.ts';
 
 /** A crawl target failing this many times in a row makes the service status `degraded`. */

@@ -1,22 +1,29 @@
+/**
+ * The listing queries' parse (spec: Shared listing filters; GET /v1/jobs; Keyless endpoints), through
+ * the same contracts the routes serve: `keyedJobsQuery` and `keylessJobsQuery`.
+ */
 import { describe, expect, it } from 'vitest';
-import { ApiError } from './errors.ts';
-import {
-  commaList,
-  DEFAULT_SCOPE,
-  LIST_MAX,
-  parseInstant,
-  parseJobFilter,
-  parseJobsQuery,
-  parseLimit,
-  parseListingQuery,
-  parseSalaryBound,
-  parseServingScope,
-  PROVIDER_LIST_MAX,
-  type ListingContext,
-} from './listing-filter.ts';
+import { ApiError } from '../../domain/errors.ts';
+import { DEFAULT_SCOPE, LIST_MAX, PROVIDER_LIST_MAX } from '../../domain/listing-filter.ts';
+import { LEGAL_VALUES_AT } from '../endpoints.ts';
+import type { RawQuery } from '../query-table.ts';
+import { commaList, parseDecimal, parseInstant, parseLimit } from '../query-values.ts';
+import { keyedJobsQuery, keylessJobsQuery } from './jobs.ts';
+import type { ListingContext } from './listing-filters.ts';
 
-const keyed: ListingContext = { providers: ['ashby', 'greenhouse', 'lever', 'usajobs'], maxLimit: 200, keyless: false };
-const keyless: ListingContext = { ...keyed, maxLimit: 50, keyless: true };
+const keyed: ListingContext = { surface: 'keyed', providers: ['ashby', 'greenhouse', 'lever', 'usajobs'], maxLimit: 200 };
+const keyless: ListingContext = { ...keyed, maxLimit: 50, surface: 'keyless' };
+
+/** The shared filters as the listing parses them on the caller's surface. */
+const parseJobFilter = (query: RawQuery, ctx: ListingContext) => (ctx.surface === 'keyless' ? keylessJobsQuery : keyedJobsQuery).parse(query, ctx).filter;
+/** Filters and page parameters of `/v1/jobs` (or `/public/jobs`). */
+const parseListingQuery = (query: RawQuery, ctx: ListingContext) => (ctx.surface === 'keyless' ? keylessJobsQuery : keyedJobsQuery).parse(query, ctx);
+/** The serving scope of `/v1/jobs` (or `/public/jobs`). */
+const parseServingScope = (query: RawQuery, ctx: ListingContext) => parseListingQuery(query, ctx).scope;
+const parseJobsQuery = parseListingQuery;
+/** A salary bound as `min_salary` reads it. */
+const parseSalaryBound = (name: string, value: string) => keyedJobsQuery.parse({ [name]: value }, keyed).filter.minSalary;
+const V1_CONTRACT = LEGAL_VALUES_AT.keyed.contract;
 
 function errorOf(fn: () => unknown): ApiError {
   try {
@@ -30,41 +37,45 @@ function errorOf(fn: () => unknown): ApiError {
 
 describe('parseInstant', () => {
   it('reads a date as midnight UTC and RFC 3339 timestamps with their offset', () => {
-    expect(parseInstant('x', '2026-11-01')?.toISOString()).toBe('2026-11-01T00:00:00.000Z');
-    expect(parseInstant('x', '2026-11-01T09:30:00+01:00')?.toISOString()).toBe('2026-11-01T08:30:00.000Z');
-    expect(parseInstant('x', '2026-11-01t09:30z')?.toISOString()).toBe('2026-11-01T09:30:00.000Z');
-    expect(parseInstant('x', '2026-11-01 09:30:15.25-0230')?.toISOString()).toBe('2026-11-01T12:00:15.250Z');
-    expect(parseInstant('x', '2026-12-31T23:59:60Z')?.toISOString()).toBe('2026-12-31T23:59:59.999Z');
-    expect(parseInstant('x', '0050-03-01')?.toISOString()).toBe('0050-03-01T00:00:00.000Z');
-    expect(parseInstant('x', '2024-02-29')?.toISOString()).toBe('2024-02-29T00:00:00.000Z');
+    expect(parseInstant('x', '2026-11-01', V1_CONTRACT)?.toISOString()).toBe('2026-11-01T00:00:00.000Z');
+    expect(parseInstant('x', '2026-11-01T09:30:00+01:00', V1_CONTRACT)?.toISOString()).toBe('2026-11-01T08:30:00.000Z');
+    expect(parseInstant('x', '2026-11-01t09:30z', V1_CONTRACT)?.toISOString()).toBe('2026-11-01T09:30:00.000Z');
+    expect(parseInstant('x', '2026-11-01 09:30:15.25-0230', V1_CONTRACT)?.toISOString()).toBe('2026-11-01T12:00:15.250Z');
+    expect(parseInstant('x', '2026-12-31T23:59:60Z', V1_CONTRACT)?.toISOString()).toBe('2026-12-31T23:59:59.999Z');
+    expect(parseInstant('x', '0050-03-01', V1_CONTRACT)?.toISOString()).toBe('0050-03-01T00:00:00.000Z');
+    expect(parseInstant('x', '2024-02-29', V1_CONTRACT)?.toISOString()).toBe('2024-02-29T00:00:00.000Z');
   });
 
   it('refuses impossible dates instead of rolling them over, naming the value and where formats are listed', () => {
     for (const bad of ['2026-02-30', '2025-02-29', '2026-13-01', '0000-01-01', '2026-01-01T24:00:00Z', '2026-01-01T00:60Z', '2026-01-01T00:00:00+24:00', 'yesterday', '2026-01-01T00:00:00', '1700000000']) {
-      const error = errorOf(() => parseInstant('posted_after', bad));
+      const error = errorOf(() => parseJobFilter({ posted_after: bad }, keyed));
       expect(error.code).toBe('bad_timestamp');
       expect(error.message).toContain(JSON.stringify(bad));
       expect(error.message).toContain('/v1/openapi.json');
     }
-    expect(errorOf(() => parseInstant('since', 'x', true)).message).toContain('/public/openapi.json');
+    expect(errorOf(() => parseJobFilter({ verified_after: 'x' }, keyless)).message).toContain('/public/openapi.json');
   });
 });
 
 describe('parseLimit and lists', () => {
   it('clamps, floors, and falls back to the default for non-numbers', () => {
-    expect(parseLimit('5000', 200)).toBe(200);
-    expect(parseLimit('0', 200)).toBe(1);
-    expect(parseLimit('-7', 200)).toBe(1);
-    expect(parseLimit('12.9', 200)).toBe(12);
-    expect(parseLimit('abc', 200)).toBe(25);
-    expect(parseLimit('Infinity', 200)).toBe(25);
-    expect(parseLimit(undefined, 10)).toBe(10);
+    expect(parseLimit('5000', 200, 25)).toBe(200);
+    expect(parseLimit('0', 200, 25)).toBe(1);
+    expect(parseLimit('-7', 200, 25)).toBe(1);
+    expect(parseLimit('12.9', 200, 25)).toBe(12);
+    expect(parseLimit('abc', 200, 25)).toBe(25);
+    expect(parseLimit('Infinity', 200, 25)).toBe(25);
+    expect(parseLimit(undefined, 10, 25)).toBe(10);
+    // What /v1/jobs serves for the same values.
+    const limit = (value: string) => parseListingQuery({ limit: value }, keyed).limit;
+    expect([limit('5000'), limit('0'), limit('-7'), limit('12.9'), limit('abc'), limit('Infinity')]).toEqual([200, 1, 1, 12, 25, 25]);
   });
 
   it('splits comma lists, dropping blanks and repeats, and truncates long ones', () => {
-    expect(commaList(' a, b ,,a ')).toEqual(['a', 'b']);
-    expect(commaList(' , ')).toBeUndefined();
-    expect(commaList(Array.from({ length: 500 }, (_, i) => `v${i}`).join(','))).toHaveLength(LIST_MAX);
+    expect(commaList(' a, b ,,a ', LIST_MAX)).toEqual(['a', 'b']);
+    expect(commaList(' , ', LIST_MAX)).toBeUndefined();
+    expect(commaList(Array.from({ length: 500 }, (_, i) => `v${i}`).join(','), LIST_MAX)).toHaveLength(LIST_MAX);
+    expect(parseJobFilter({ city: Array.from({ length: 500 }, (_, i) => `v${i}`).join(',') }, keyed).city).toHaveLength(LIST_MAX);
   });
 
   it('reads salary bounds as plain numbers only', () => {
@@ -72,8 +83,11 @@ describe('parseLimit and lists', () => {
     expect(parseSalaryBound('min_salary', '52500.5')).toBe(52500.5);
     expect(parseSalaryBound('min_salary', '1e5')).toBe(100000);
     for (const bad of ['50k', '0x10', 'Infinity', '1e999', '€50000', '']) {
-      expect(errorOf(() => parseSalaryBound('min_salary', bad)).code).toBe('bad_salary');
+      expect(parseDecimal(bad)).toBeUndefined();
+      // An empty parameter is absent (spec: an empty value counts as absent), every other one is refused.
+      if (bad !== '') expect(errorOf(() => parseSalaryBound('min_salary', bad)).code).toBe('bad_salary');
     }
+    expect(parseSalaryBound('min_salary', '')).toBeUndefined();
   });
 });
 
@@ -156,10 +170,10 @@ describe('parseJobFilter', () => {
 
   it('truncates a provider list to 12 before checking it', () => {
     const providers = Array.from({ length: 20 }, (_, i) => `p${i}`);
-    const filter = parseJobFilter({ provider: providers.join(',') }, { providers, keyless: false });
+    const filter = parseJobFilter({ provider: providers.join(',') }, { ...keyed, providers });
     expect(filter.provider).toEqual(providers.slice(0, PROVIDER_LIST_MAX));
     // The 13th value is dropped, so an unknown value there is no error.
-    expect(parseJobFilter({ provider: `${providers.slice(0, 12).join(',')},nope` }, { providers, keyless: false }).provider).toHaveLength(12);
+    expect(parseJobFilter({ provider: `${providers.slice(0, 12).join(',')},nope` }, { ...keyed, providers }).provider).toHaveLength(12);
   });
 
   it.each([

@@ -1,0 +1,30 @@
+/**
+ * The error body as the contract shows it (spec: Resources › Error; Errors): `{error, message, docs}`
+ * plus a code's own fields. `error` lists every code of the catalogue (`src/domain/errors.ts`), so the
+ * contract test fails on a response with a code the catalogue lacks.
+ */
+import { Type, type TSchema } from 'typebox';
+import { ERROR_STATUS, type ErrorCode } from '../../domain/errors.ts';
+import { StringEnum } from '../../domain/job.ts';
+
+/** Every stable machine code, in the catalogue's order. */
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+
+/** The error body (spec: Resources › Error). */
+export const ErrorSchema = Type.Object(
+  {
+    error: StringEnum(ERROR_CODES, {
+      description:
+        'Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.',
+    }),
+    message: Type.String({ description: 'Human text; wording may change.' }),
+    docs: Type.String({ description: 'Link to the documentation of this code.' }),
+    retry_after: Type.Optional(Type.Integer({ description: 'Seconds; on 503 timeout.' })),
+  },
+  { $id: 'Error' },
+);
+
+/** Error responses a route can give, keyed by status, all with the error body. */
+export function errorResponses(...statuses: number[]): Record<number, TSchema> {
+  return Object.fromEntries(statuses.map((s) => [s, ErrorSchema]));
+}

@@ -10,8 +10,9 @@
 import type { SourcePosting } from '../domain/posting.ts';
 import type { Fetcher } from './fetcher.ts';
 
-export type { ConnectorId, CrawlTarget } from '../domain/crawl-target.ts';
-import type { ConnectorId, CrawlTarget } from '../domain/crawl-target.ts';
+export type { CrawlTarget } from '../domain/crawl-target.ts';
+import type { CrawlTarget } from '../domain/crawl-target.ts';
+export type { ConnectorId } from './connectors/registry.ts';
 
 /** Outcome of a crawl whose answer was well formed. */
 export type CrawlOutcome =
@@ -41,7 +42,8 @@ export class CrawlError extends Error {
 }
 
 export interface Connector {
-  readonly id: ConnectorId;
+  /** The connector's id (its descriptor's), also the `source` of its rows. */
+  readonly id: string;
   /** The board URL this connector fetches for `target`, under its configured base URL. */
   boardUrl(target: CrawlTarget): string;
   /**
@@ -49,4 +51,54 @@ export interface Connector {
    * @throws CrawlError when the answer is unusable.
    */
   crawl(target: CrawlTarget, fetcher: Fetcher): Promise<CrawlOutcome>;
+}
+
+/**
+ * Everything the rest of the service needs to know about one connector, exported as `descriptor` by
+ * its module `connectors/<id>.ts`; `connectors/registry.ts` derives the id list, the base-URL settings,
+ * the `providers` rows, the quality gate's apply hosts, the replay server's routes and the README list
+ * from these (after supabase/storage's registry of self-describing job classes).
+ */
+export interface ConnectorDescriptor<Id extends string = string> {
+  /** Provider id: the `source` of its rows, the `<provider>` of `<provider>:<board>` target ids. */
+  id: Id;
+  /** Its row of the `providers` table (upserted at start, see store/providers.ts). */
+  provider: {
+    label: string;
+    /** Spec: Job.provider_type (legacy vocabulary). */
+    providerClass: 'employer_ats' | 'government' | 'direct' | 'aggregator';
+    /** Spec: Job.source_type, the default of its rows. */
+    sourceType: 'ats' | 'career_site' | 'public_agency' | 'aggregator' | 'agency' | 'unknown';
+    /** Served rows; false with discoveryOnly for job boards (stored withheld, never served). */
+    redistributable: boolean;
+    discoveryOnly: boolean;
+  };
+  /** The upstream API's base URL: its environment variable, production default and meaning. */
+  baseUrl: { env: string; default: string; description: string };
+  /**
+   * Hosts that are the employer's own channel for an apply link of this provider (quality gate):
+   * `ats` hosts name the board in the first path segment (jobs.lever.co/{site}/...); `agency` hosts
+   * are a public agency's own site (any path).
+   */
+  applyHosts: { ats?: readonly string[]; agency?: readonly string[] };
+  /** How the replay server answers on the real API's paths. */
+  replay: {
+    /** Matches a request path; group 1 is the board (file stem) unless `file` is given. */
+    pattern: RegExp;
+    /** The fixture file stem for feeds whose path names no board. */
+    file?: string;
+    /** Body of the 404 for an unknown board, in the spirit of the real API. */
+    notFound: unknown;
+    /** Path under the replay server's URL that stands for the base URL (default: none). */
+    basePath?: string;
+  };
+  /** `fixtures/<id>/`: the file holding the payloads' origin and licence. */
+  fixtures: { notice: string };
+  /** The connector fetching from `baseUrl` (the setting's value, or the replay server's). */
+  create(baseUrl: string): Connector;
+}
+
+/** Declare a connector's descriptor, keeping its id's literal type. */
+export function defineConnector<const Id extends string>(descriptor: ConnectorDescriptor<Id>): ConnectorDescriptor<Id> {
+  return descriptor;
 }

@@ -117,11 +117,7 @@ export function enrichPosting(posting: SourcePosting, provider: ProviderProfile,
   const title = cleanText(posting.title) ?? '';
   const location = cleanText(posting.location) ?? cleanText(posting.locations.find((l) => cleanText(l.text))?.text);
   const place = locationMemo.get(JSON.stringify([posting.location, posting.locations]), () => resolveLocation(posting.location, posting.locations));
-  const remote = resolveRemote({
-    flag: posting.remoteFlag,
-    texts: [title, location ?? ''],
-    secondaryTexts: posting.locations.map((l) => l.text ?? ''),
-  });
+
   const employmentType = mapEmploymentType(posting.employmentType);
   const seniority = classifySeniority(title);
   const department = posting.hints?.department;
@@ -134,6 +130,12 @@ export function enrichPosting(posting: SourcePosting, provider: ProviderProfile,
     normalizeStructuredSalary(posting.salary, fx) ??
     normalizeSalary(parseSalaryFromText(description?.text, { country: place.country, boardDollar: board.dollar }), 'parsed_description', fx);
   const postedAt = toRfc3339Utc(posting.postedAt);
+  const remote = resolveRemote({
+    flag: posting.remoteFlag,
+    texts: [title, location ?? ''],
+    secondaryTexts: posting.locations.map((l) => l.text ?? ''),
+    advertText: description?.text,
+  });
 
   const fieldSources: FieldSources = {
     remote: remote.provenance,

@@ -79,6 +79,8 @@ export interface NormalizedSalary {
   source: SalarySource;
   /** `min` converted to EUR per year with the indicative ECB rates; null when period or currency is unknown. */
   minAnnualEur: number | null;
+  /** `max` converted the same way (issue #15: `salary_max_annual_eur`); null when max, period or currency is unknown. */
+  maxAnnualEur: number | null;
 }
 
 /**

@@ -65,6 +65,7 @@ export const JOB_COLUMNS = [
   'j.salary_period',
   'j.salary_source',
   'j.salary_min_annual_eur',
+  'j.salary_max_annual_eur',
   'j.field_sources',
   'j.attribution',
   'j.canonical_url',

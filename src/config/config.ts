@@ -42,6 +42,16 @@ export interface Config {
   worker: WorkerConfig;
   /** When absence from good crawls closes a row as not_seen. */
   absence: { crawls: number; minSeconds: number };
+  /** The career-site connector's politeness bounds. */
+  careerSite: CareerSiteConfig;
+}
+
+/** Bounds of one crawl of a company's career site (connectors/career-site.ts). */
+export interface CareerSiteConfig {
+  /** Posting pages requested per crawl of one site, at most (the rest wait for the next crawl). */
+  maxPages: number;
+  /** Pause between two requests to one site, milliseconds, when robots.txt asks for no longer `Crawl-delay`. */
+  delayMs: number;
 }
 
 export interface WorkerConfig {
@@ -137,6 +147,13 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'JOBLEDGER_FETCH_MAX_BYTES', default: '67108864', description: 'Largest upstream response accepted, in bytes (64 MiB).' },
   { env: 'JOBLEDGER_FETCH_RETRIES', default: '3', description: 'Retries on 429, 5xx and network errors, with exponential backoff.' },
   { env: 'JOBLEDGER_FETCH_BACKOFF_MS', default: '500', description: 'First retry delay in milliseconds; doubles on each retry.' },
+  {
+    env: 'JOBLEDGER_CRAWLER_CONTACT_URL',
+    default: 'https://github.com/jobledger/jobledger',
+    description: "The operator's contact page (or mailto:), sent in every crawl's User-Agent (`jobledger/0.1 (+URL)`) so site owners can reach whoever runs this crawler. Set it to your own.",
+  },
+  { env: 'JOBLEDGER_CAREER_MAX_PAGES', default: '100', description: 'Posting pages requested per crawl of one career site, at most; pages past the bound are read on later crawls.' },
+  { env: 'JOBLEDGER_CAREER_DELAY_MS', default: '1000', description: 'Pause between two requests to one career site, in milliseconds; a longer robots.txt Crawl-delay wins.' },
   { env: 'JOBLEDGER_FETCH_ALLOW', default: '', description: 'Comma list of private/loopback addresses or CIDR blocks that connectors may reach anyway, each optionally limited to one port (127.0.0.1/32, 10.0.0.0/8:443, 127.0.0.1:8443, [::1]:9000); an entry without a port admits every port. Redirects are checked against it too. Empty: all are refused.' },
   { env: 'JOBLEDGER_ASHBY_BASE_URL', default: 'https://api.ashbyhq.com', description: 'Ashby posting API base URL.' },
   { env: 'JOBLEDGER_GREENHOUSE_BASE_URL', default: 'https://boards-api.greenhouse.io', description: 'Greenhouse job board API base URL.' },
@@ -187,6 +204,15 @@ function url(env: NodeJS.ProcessEnv, name: string): string {
     throw new ConfigError(`${name} must use http or https, got "${parsed.protocol}"`);
   }
   return raw.replace(/\/+$/, '');
+}
+
+/** The operator's contact URL: http(s) or mailto, with no character that would break a header. */
+function contactUrl(env: NodeJS.ProcessEnv): string {
+  const raw = (read(env, 'JOBLEDGER_CRAWLER_CONTACT_URL') ?? '').trim();
+  if (!/^(https?:\/\/|mailto:)[\x21-\x7e]+$/.test(raw) || /[()]/.test(raw)) {
+    throw new ConfigError(`JOBLEDGER_CRAWLER_CONTACT_URL must be an http(s) or mailto: URL without spaces or parentheses, got "${raw}"`);
+  }
+  return raw;
 }
 
 function boolean(env: NodeJS.ProcessEnv, name: string): boolean {
@@ -256,7 +282,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
         .split(',')
         .map((s) => s.trim())
         .filter(Boolean),
-      userAgent: 'jobledger/0.1 (+https://github.com/jobledger/jobledger)',
+      userAgent: `jobledger/0.1 (+${contactUrl(env)})`,
+    },
+    careerSite: {
+      maxPages: integer(env, 'JOBLEDGER_CAREER_MAX_PAGES', 1, 10_000),
+      delayMs: integer(env, 'JOBLEDGER_CAREER_DELAY_MS', 0, 600_000),
     },
     sources: {
       ashby: url(env, 'JOBLEDGER_ASHBY_BASE_URL'),

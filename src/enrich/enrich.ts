@@ -153,7 +153,7 @@ export function enrichPosting(posting: SourcePosting, provider: ProviderProfile,
     job.descriptionText = description.text;
   }
   if (salary) job.salary = salary;
-  const posterType = classifyPosterType({ companyName: job.companyName, companyDomain: job.companyDomain, providerType: provider.providerType, descriptionText: description?.text });
+  const posterType = posting.poster ?? classifyPosterType({ companyName: job.companyName, companyDomain: job.companyDomain, providerType: provider.providerType, descriptionText: description?.text });
   if (posterType) job.posterType = posterType;
   const applyUrl = httpUrl(posting.applyUrl);
   if (applyUrl) job.applyUrl = applyUrl;

@@ -66,6 +66,8 @@ export interface CrawlTargetsTable {
   /** Who holds the crawl lease (migration 004), with its expiry; both null when free. */
   lease_owner: string | null;
   lease_expires_at: NullableTimestamp;
+  /** What a multi-document connector (career_site) remembers between crawls (migration 015); opaque JSON. */
+  site_state: unknown;
 }
 
 export interface JobsTable {

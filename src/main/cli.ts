@@ -281,7 +281,7 @@ const targetsAdd = targets
   .option('--board <board>', 'board token (Ashby, Greenhouse), site (Lever) or announcement file (USAJOBS)')
   .option('--url <url>', 'career_site only: the careers page, e.g. https://example.com/careers')
   .option('--company <name>', "the employer's display name (Ashby and Lever payloads carry none)")
-  .option('--domain <domain>', "the employer's own bare domain, when known (career_site: the site owner's domain; default the URL's host)")
+  .option('--domain <domain>', "the employer's own bare domain, when known (career_site: the site owner's domain; default the URL's registrable domain)")
   .option('--interval <duration>', 'recrawl interval, e.g. 6h', seconds)
   .addHelpText('after', '\nExamples:\n  jobledger targets add --provider greenhouse --board acme --domain acme.com\n  jobledger targets add --provider career_site --url https://example.com/careers --company "Example Inc." --domain example.com\n');
 targetsAdd.action(async (options: { provider: ConnectorId; board?: string; url?: string; company?: string; domain?: string; interval?: number }) => {

@@ -225,7 +225,9 @@ export async function recordCrawlRun(db: Kysely<DB>, run: CrawlRunRecord): Promi
             ? { etag: run.goodCrawl ? (run.etag ?? null) : null, last_modified: run.goodCrawl ? (run.lastModified ?? null) : null }
             : {}),
           ...(run.goodCrawl ? { good_crawls: eb('good_crawls', '+', 1) } : {}),
-          ...(run.siteState !== undefined ? { site_state: JSON.stringify(run.siteState) } : {}),
+          // Like the validators: the memory of an empty answer is not kept, so a later all-304 crawl
+          // never stands for "still empty" (the last good crawl's memory stays).
+          ...(run.outcome === 'fetched' && run.goodCrawl && run.siteState !== undefined ? { site_state: JSON.stringify(run.siteState) } : {}),
         }))
         .where('id', '=', run.targetId)
         .execute();

@@ -351,7 +351,7 @@ describe('career_site connector over a loopback company site', () => {
   });
 });
 
-describe('career_site page bound', () => {
+describe('career_site page bound and sitemap lastmod', () => {
   let t: TestDatabase;
   let site: Site;
   let fetcher: GuardedFetcher;
@@ -394,5 +394,21 @@ describe('career_site page bound', () => {
     expect(await titles()).toEqual(['Job 1', 'Job 2', 'Job 3', 'Job 4']);
     await crawlTargets(deps, await listTargets(t.db, { ids: [id] }));
     expect(await titles()).toEqual(['Job 1', 'Job 2', 'Job 3', 'Job 4', 'Job 5']);
+
+    // A sitemap lastmod older than our last read: the page is not asked at all.
+    const withLastmod = (lastmod: (path: string) => string) =>
+      `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${paths.map((p) => `<url><loc>${site.base}${p}</loc><lastmod>${lastmod(p)}</lastmod></url>`).join('')}</urlset>`;
+    site.set('/sitemap.xml', withLastmod(() => '2020-01-01'), { type: 'application/xml' });
+    from = site.hits.length;
+    await crawlTargets(deps, await listTargets(t.db, { ids: [id] }));
+    expect(pagesAsked(from)).toBe(0);
+    expect(await titles()).toEqual(['Job 1', 'Job 2', 'Job 3', 'Job 4', 'Job 5']);
+    // A newer lastmod: only that page is asked, and its edit arrives.
+    site.set('/jobs/5', html('Job 5', jsonLd(JSON.stringify({ '@type': 'JobPosting', title: 'Job 5 (renamed)', identifier: 'J5' }))));
+    site.set('/sitemap.xml', withLastmod((p) => (p === '/jobs/5' ? '2099-01-01' : '2020-01-01')), { type: 'application/xml' });
+    from = site.hits.length;
+    await crawlTargets(deps, await listTargets(t.db, { ids: [id] }));
+    expect(site.since(from).filter((h) => /^\/jobs\/\d$/.test(h.path)).map((h) => h.path)).toEqual(['/jobs/5']);
+    expect(await titles()).toEqual(['Job 1', 'Job 2', 'Job 3', 'Job 4', 'Job 5 (renamed)']);
   });
 });

@@ -144,7 +144,34 @@ export const ConfigSchema = Type.Object({
       description:
         'Comma list of private/loopback addresses or CIDR blocks that connectors may reach anyway, each optionally limited to one port (127.0.0.1/32, 10.0.0.0/8:443, 127.0.0.1:8443, [::1]:9000); an entry without a port admits every port. Redirects are checked against it too. Empty: all are refused.',
     }),
-    userAgent: Setting.fixed('jobledger/0.1 (+https://github.com/jobledger/jobledger)', { description: 'User-Agent sent upstream.' }),
+    /** User-Agent sent upstream: the service and the operator's contact URL, `jobledger/0.1 (+URL)`. */
+    userAgent: Type.Decode(
+      Setting.text('JOBLEDGER_CRAWLER_CONTACT_URL', {
+        default: 'https://github.com/jobledger/jobledger',
+        pattern: '^(https?://|mailto:)[\\x21-\\x27\\x2a-\\x7e]+$',
+        mustBe: 'be an http(s) or mailto: URL without spaces or parentheses',
+        description:
+          "The operator's contact page (or mailto:), sent in every crawl's User-Agent (`jobledger/0.1 (+URL)`) so site owners can reach whoever runs this crawler. Set it to your own.",
+      }),
+      (contact: string) => `jobledger/0.1 (+${contact})`,
+    ),
+  }),
+  /** The career-site connector's politeness bounds (ingest/connectors/career-site.ts). */
+  careerSite: Type.Object({
+    /** The rest wait for the next crawl. */
+    maxPages: Setting.integer('JOBLEDGER_CAREER_MAX_PAGES', {
+      default: 100,
+      minimum: 1,
+      maximum: 10_000,
+      description: 'Posting pages requested per crawl of one career site, at most; pages past the bound are read on later crawls.',
+    }),
+    /** Milliseconds; a longer robots.txt `Crawl-delay` wins. */
+    delayMs: Setting.integer('JOBLEDGER_CAREER_DELAY_MS', {
+      default: 1000,
+      minimum: 0,
+      maximum: 600_000,
+      description: 'Pause between two requests to one career site, in milliseconds; a longer robots.txt Crawl-delay wins.',
+    }),
   }),
   /** Base URL of each connector's upstream API. */
   sources: Type.Object({
@@ -172,6 +199,8 @@ export type WorkerConfig = Config['worker'];
 export type FetchConfig = Config['fetch'];
 /** Base URL of each connector's upstream API, by connector id. */
 export type SourceBaseUrls = Config['sources'];
+/** Bounds of one crawl of a company's career site: posting pages per crawl, least pause between requests (ms). */
+export type CareerSiteConfig = Config['careerSite'];
 
 /** An environment variable the service reads: its name, default as spelled in the environment, meaning. */
 export interface EnvSetting {

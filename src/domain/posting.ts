@@ -66,6 +66,12 @@ export interface SourcePosting {
   postingUrl?: string;
   /** When the source says the vacancy closes (USAJOBS `close_date`), RFC 3339. */
   closesAt?: string;
+  /**
+   * Who posted it, when the source itself shows the poster is not the employer: a career site whose
+   * JobPosting names another `hiringOrganization` than the site's owner publishes for others
+   * (`jobboard`, or `staffing` when the owner is an agency). Unset: the enrichment's own evidence decides.
+   */
+  poster?: PosterType;
   /** Hints for classification that are not themselves served (department, team, occupation series). */
   hints?: { department?: string; team?: string; occupationSeries?: string[] };
 }

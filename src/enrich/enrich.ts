@@ -179,10 +179,12 @@ export function enrichPosting(posting: SourcePosting, provider: ProviderProfile,
     job.descriptionText = description.text;
   }
   if (salary) job.salary = salary;
-  const poster = findPosterType({ companyName: job.companyName, companyDomain: job.companyDomain, providerType: provider.providerType, descriptionText: description?.text });
+  // A connector that knows who published the page (career_site's hiringOrganization) states the poster
+  // type; otherwise the rules judge the row.
+  const poster = posting.poster ? { posterType: posting.poster, ruleId: undefined } : findPosterType({ companyName: job.companyName, companyDomain: job.companyDomain, providerType: provider.providerType, descriptionText: description?.text });
   if (poster) {
     job.posterType = poster.posterType;
-    job.posterRuleId = poster.ruleId;
+    if (poster.ruleId) job.posterRuleId = poster.ruleId;
   }
   const applyUrl = httpUrl(posting.applyUrl);
   if (applyUrl) job.applyUrl = applyUrl;

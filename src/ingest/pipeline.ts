@@ -11,7 +11,7 @@ import { boardContext, enrichPosting, type ProviderProfile } from '../enrich/enr
 import type { FxRates } from '../enrich/fx.ts';
 import { applyBoardPosterType, type BoardPosterEvidence } from '../enrich/intermediary.ts';
 import { DEFAULT_ABSENCE_POLICY, type AbsencePolicy, type CrawlCounts, type LedgerPosting } from '../domain/lifecycle.ts';
-import { applyCrawl, applyUnchangedBoard, closeProvedDead, missingRowsToProbe } from '../store/ledger.ts';
+import { applyCrawl, applyUnchangedBoard, closeProvedDead, liveRowsBySourceIds, missingRowsToProbe } from '../store/ledger.ts';
 import { acquireCrawlLease, crawlLeaseHolder, recordCrawlRun, releaseCrawlLease, renewCrawlLease, toCrawlTarget } from '../store/crawl-targets.ts';
 import { isOptedOut } from '../domain/employer.ts';
 import { loadActiveOptouts } from '../store/optouts.ts';
@@ -256,6 +256,16 @@ async function crawlLeased(deps: PipelineDeps, providers: Map<string, ProviderIn
     return fail('ledger', (error as Error).message);
   }
   const probes = good ? await probeMissing(deps, target.id, clock) : { probed: 0, provedDead: 0 };
+  // Postings the source proved dead itself in this crawl (a career page gone or without its
+  // JobPosting): the same closure as a probe's 404.
+  if (outcome.gone && outcome.gone.length > 0) {
+    try {
+      probes.provedDead += await closeProvedDead(deps.db, await liveRowsBySourceIds(deps.db, target.id, outcome.gone), clock());
+    } catch (error) {
+      // The crawl itself is written; the closures wait for the next crawl's proof.
+      log.warn({ err: error }, 'could not close the postings the source proved dead');
+    }
+  }
   await recordCrawlRun(deps.db, {
     targetId: target.id,
     startedAt,
@@ -263,6 +273,7 @@ async function crawlLeased(deps: PipelineDeps, providers: Map<string, ProviderIn
     outcome: 'fetched',
     etag: outcome.etag,
     lastModified: outcome.lastModified,
+    siteState: outcome.siteState,
     goodCrawl: good,
     counts: { ...counts, closed: counts.closed + probes.provedDead },
     posterEvidence,

@@ -471,3 +471,20 @@ export async function missingRowsToProbe(db: Kysely<DB>, targetId: string, limit
     .execute();
   return rows.map((r) => ({ id: r.id, postingUrl: r.posting_url! }));
 }
+
+/**
+ * Ids of the live rows of a target whose source posting ids are among `sourcePostingIds` (the postings a
+ * connector proved dead itself, e.g. a career page that answered 410), for {@link closeProvedDead}.
+ */
+export async function liveRowsBySourceIds(db: Kysely<DB>, targetId: string, sourcePostingIds: readonly string[]): Promise<string[]> {
+  if (sourcePostingIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('jobs')
+    .select('id')
+    .where('target_id', '=', targetId)
+    .where('status', '=', 'live')
+    .where('source_posting_id', '=', (eb) => eb.fn.any(eb.val([...sourcePostingIds])))
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => r.id);
+}

@@ -68,6 +68,8 @@ export interface CrawlTargetsTable {
   lease_expires_at: NullableTimestamp;
   /** Board-level poster evidence of the last good crawl (migration 014, src/enrich/intermediary.ts), or null. */
   poster_evidence: unknown;
+  /** What a multi-document connector (career_site) remembers between crawls (migration 015); opaque JSON. */
+  site_state: unknown;
 }
 
 /** Fetched ECB euro reference rates, one row per day and currency (migration 014). */

@@ -78,6 +78,18 @@ export class ApiError extends Error {
   }
 }
 
+/** Longest offending value quoted back in an error message, characters. */
+export const QUOTE_MAX = 80;
+
+/**
+ * A value as an error message quotes it: JSON-escaped and cut to {@link QUOTE_MAX} characters, so a
+ * message names the offending value without echoing a long input (issue 13: no echo beyond the value).
+ */
+export function quoteValue(value: string): string {
+  const cut = value.length > QUOTE_MAX ? `${value.slice(0, QUOTE_MAX)}…` : value;
+  return JSON.stringify(cut);
+}
+
 /** Body shape of every error response. */
 export interface ErrorBody {
   error: ErrorCode;

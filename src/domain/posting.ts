@@ -126,6 +126,11 @@ export interface NormalizedJob {
   providerType: ProviderType;
   /** Set when the row was posted by a staffing agency or a job board. */
   posterType?: PosterType;
+  /**
+   * The poster-type rule that set `posterType` (src/enrich/poster-type.ts POSTER_RULE_IDS, e.g.
+   * `poster.board_portfolio`); set exactly when `posterType` is. Kept in the ledger, not served.
+   */
+  posterRuleId?: string;
   fieldSources: FieldSources;
   attribution?: string;
   canonicalUrl?: string;

@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { CrawlTarget } from '../domain/crawl-target.ts';
 import { boardContext, enrichPosting, type ProviderProfile } from '../enrich/enrich.ts';
 import type { FxRates } from '../enrich/fx.ts';
+import { applyBoardPosterType, type BoardPosterEvidence } from '../enrich/intermediary.ts';
 import { DEFAULT_ABSENCE_POLICY, type AbsencePolicy, type CrawlCounts, type LedgerPosting } from '../domain/lifecycle.ts';
 import { applyCrawl, applyUnchangedBoard, closeProvedDead, liveRowsBySourceIds, missingRowsToProbe } from '../store/ledger.ts';
 import { acquireCrawlLease, crawlLeaseHolder, recordCrawlRun, releaseCrawlLease, renewCrawlLease, toCrawlTarget } from '../store/crawl-targets.ts';
@@ -220,12 +221,16 @@ async function crawlLeased(deps: PipelineDeps, providers: Map<string, ProviderIn
   }
 
   let postings: LedgerPosting[];
+  let posterEvidence: BoardPosterEvidence | null;
   try {
     // Read per crawl, so an opt-out recorded while the worker runs applies from the next board on.
     const optouts = await loadActiveOptouts(deps.db);
     const board = boardContext(outcome.postings);
-    postings = outcome.postings.map((posting) => {
-      const job = enrichPosting(posting, provider, deps.fx, board);
+    const enriched = outcome.postings.map((posting) => ({ posting, job: enrichPosting(posting, provider, deps.fx, board) }));
+    // An intermediary's board is judged as a whole (issue 15 class 2): its rows get the board's poster type.
+    posterEvidence = applyBoardPosterType(enriched) ?? null;
+    if (posterEvidence) log.info({ posterEvidence }, 'board judged an intermediary\'s; its rows are not served as employer-direct');
+    postings = enriched.map(({ job }) => {
       const verdict = judgePosting(job, {
         providerId: provider.id,
         redistributable: provider.redistributable,
@@ -271,6 +276,7 @@ async function crawlLeased(deps: PipelineDeps, providers: Map<string, ProviderIn
     siteState: outcome.siteState,
     goodCrawl: good,
     counts: { ...counts, closed: counts.closed + probes.provedDead },
+    posterEvidence,
   });
   log.info({ ...counts, ...probes, skipped: outcome.skipped }, 'board crawled');
   return { targetId: target.id, outcome: 'fetched', counts, skipped: outcome.skipped, probes, ms: elapsed() };

@@ -196,6 +196,11 @@ export interface CrawlRunRecord {
   /** A fetched, non-empty board (or a 304 to one) counts as a good crawl for the not_seen rule. */
   goodCrawl: boolean;
   counts?: { postings?: number; created?: number; updated?: number; unchanged?: number; closed?: number; withdrawn?: number };
+  /**
+   * A good fetched crawl's board-level poster evidence (src/enrich/intermediary.ts BoardPosterEvidence),
+   * or null when the board was not judged an intermediary's; undefined leaves the stored one as it is.
+   */
+  posterEvidence?: object | null;
 }
 
 /** Record a crawl's outcome on its target and in `crawl_runs`. */
@@ -225,6 +230,7 @@ export async function recordCrawlRun(db: Kysely<DB>, run: CrawlRunRecord): Promi
             ? { etag: run.goodCrawl ? (run.etag ?? null) : null, last_modified: run.goodCrawl ? (run.lastModified ?? null) : null }
             : {}),
           ...(run.goodCrawl ? { good_crawls: eb('good_crawls', '+', 1) } : {}),
+          ...(run.goodCrawl && run.posterEvidence !== undefined ? { poster_evidence: run.posterEvidence === null ? null : JSON.stringify(run.posterEvidence) } : {}),
           // Like the validators: the memory of an empty answer is not kept, so a later all-304 crawl
           // never stands for "still empty" (the last good crawl's memory stays).
           ...(run.outcome === 'fetched' && run.goodCrawl && run.siteState !== undefined ? { site_state: JSON.stringify(run.siteState) } : {}),

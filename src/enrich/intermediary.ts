@@ -7,7 +7,7 @@
  * One posting rarely proves it (an agency's own sales role reads like any employer's), so this judges a
  * whole board from all the postings of one crawl. Rules, first match wins, each with a stable id kept
  * in the ledger (`jobs.poster_rule_id`) and the board's evidence on its crawl target
- * (`crawl_targets.poster_evidence`, migration 014):
+ * (`crawl_targets.poster_evidence`, migration 016):
  *
  * 1. `poster.board_client_wording` → `staffing`: at least {@link MIN_MATCHED} postings and
  *    {@link MIN_SHARE} of the board are written for a client ("our client, a … company, is hiring",

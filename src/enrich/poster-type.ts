@@ -103,7 +103,7 @@ export interface PosterEvidence {
 }
 
 /**
- * Stable ids of the poster-type rules, kept in the ledger (`jobs.poster_rule_id`, migration 014) beside
+ * Stable ids of the poster-type rules, kept in the ledger (`jobs.poster_rule_id`, migration 016) beside
  * `poster_type`, so an operator can see why a row is not served as employer-direct. The `poster.board_*`
  * rules are board-level (src/enrich/intermediary.ts).
  */
@@ -115,7 +115,7 @@ export const POSTER_RULE_IDS = [
   'poster.board_client_wording',
   'poster.board_portfolio',
   'poster.board_many_employers',
-  // A row whose writer named no rule (rows stored before migration 014, hand-built test rows).
+  // A row whose writer named no rule (rows stored before migration 016, hand-built test rows).
   'poster.unrecorded',
 ] as const;
 export type PosterRuleId = (typeof POSTER_RULE_IDS)[number];

@@ -66,13 +66,13 @@ export interface CrawlTargetsTable {
   /** Who holds the crawl lease (migration 004), with its expiry; both null when free. */
   lease_owner: string | null;
   lease_expires_at: NullableTimestamp;
-  /** Board-level poster evidence of the last good crawl (migration 014, src/enrich/intermediary.ts), or null. */
+  /** Board-level poster evidence of the last good crawl (migration 016, src/enrich/intermediary.ts), or null. */
   poster_evidence: unknown;
   /** What a multi-document connector (career_site) remembers between crawls (migration 015); opaque JSON. */
   site_state: unknown;
 }
 
-/** Fetched ECB euro reference rates, one row per day and currency (migration 014). */
+/** Fetched ECB euro reference rates, one row per day and currency (migration 016). */
 export interface FxRatesTable {
   rate_date: string;
   currency: string;
@@ -116,7 +116,7 @@ export interface JobsTable {
   quality_rule_id: string | null;
   quality_matched_host: string | null;
   poster_type: 'staffing' | 'jobboard' | null;
-  /** The poster-type rule that set poster_type (migration 014); null exactly when poster_type is. */
+  /** The poster-type rule that set poster_type (migration 016); null exactly when poster_type is. */
   poster_rule_id: string | null;
   apply_url: string | null;
   posting_url: string | null;

@@ -42,6 +42,25 @@ export interface Config {
   worker: WorkerConfig;
   /** When absence from good crawls closes a row as not_seen. */
   absence: { crawls: number; minSeconds: number };
+  /** The website: sign-in, e-mail, human verification (docs/website.md). */
+  site: SiteConfig;
+}
+
+export interface SiteConfig {
+  /** Absolute base of links in e-mails, no trailing slash; the cookie is `Secure` when it is https. */
+  url: string;
+  /** SMTP server (`smtp://user:pass@host:587`, `smtps://...`); undefined writes mail to `<dataDir>/outbox`. */
+  smtpUrl: string | undefined;
+  /** `From` of every e-mail. */
+  mailFrom: string;
+  /** Where contact form messages are e-mailed; undefined: they are only stored. */
+  operatorEmail: string | undefined;
+  /** Lifetime of e-mailed links (sign-in, opt-out, subscription), seconds. */
+  linkTtlSeconds: number;
+  /** Absolute lifetime of a browser session, seconds. */
+  sessionSeconds: number;
+  /** ALTCHA proof of work: PBKDF2 iterations per attempt, and the largest counter a client may have to reach. */
+  altcha: { cost: number; maxCounter: number };
 }
 
 export interface WorkerConfig {
@@ -149,6 +168,18 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'JOBLEDGER_REMOTIVE_BASE_URL', default: 'https://remotive.com', description: 'Remotive job-board API base URL (discovery only: its rows are never served).' },
   { env: 'JOBLEDGER_HIMALAYAS_BASE_URL', default: 'https://himalayas.app', description: 'Himalayas job-board API base URL (discovery only: its rows are never served).' },
   { env: 'JOBLEDGER_ARBEITNOW_BASE_URL', default: 'https://www.arbeitnow.com', description: 'Arbeitnow job-board API base URL (discovery only: its rows are never served).' },
+  {
+    env: 'JOBLEDGER_SITE_URL',
+    default: undefined,
+    description: 'Public base URL of the website, used for the links in e-mails (https makes the session cookie Secure). Unset: http://localhost:<PORT>.',
+  },
+  { env: 'JOBLEDGER_SMTP_URL', default: undefined, description: 'SMTP server for e-mail (smtp://user:pass@host:587 or smtps://...). Unset: messages are written to <JOBLEDGER_DATA_DIR>/outbox and sign-in links are printed in the log.' },
+  { env: 'JOBLEDGER_MAIL_FROM', default: 'jobledger <no-reply@localhost>', description: 'From address of every e-mail the website sends.' },
+  { env: 'JOBLEDGER_OPERATOR_EMAIL', default: undefined, description: 'Address that receives contact form messages. Unset: messages are only stored (table contact_messages).' },
+  { env: 'JOBLEDGER_LINK_TTL_SECONDS', default: '900', description: 'Lifetime of e-mailed links (sign-in, opt-out verification, subscription confirmation), in seconds (15 minutes).' },
+  { env: 'JOBLEDGER_SESSION_HOURS', default: '168', description: 'Absolute lifetime of a website session, in hours (7 days); sign in again after it.' },
+  { env: 'JOBLEDGER_ALTCHA_COST', default: '1000', description: 'ALTCHA proof of work: PBKDF2-SHA-256 iterations per attempt.' },
+  { env: 'JOBLEDGER_ALTCHA_MAX_COUNTER', default: '4000', description: 'ALTCHA proof of work: the largest number of attempts a browser may need (the work is cost × counter).' },
 ];
 
 /** A setting whose value cannot be used; the message names the variable and the problem. */
@@ -217,6 +248,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
   if (requestCounters !== 'postgres' && requestCounters !== 'memory') {
     throw new ConfigError(`JOBLEDGER_REQUEST_COUNTERS must be postgres or memory; got "${requestCounters}"`);
   }
+  const operatorEmail = read(env, 'JOBLEDGER_OPERATOR_EMAIL');
+  if (operatorEmail !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(operatorEmail)) {
+    throw new ConfigError(`JOBLEDGER_OPERATOR_EMAIL must be an e-mail address, got "${operatorEmail}"`);
+  }
+  const smtpUrl = read(env, 'JOBLEDGER_SMTP_URL');
+  if (smtpUrl !== undefined && !/^smtps?:\/\//.test(smtpUrl)) {
+    throw new ConfigError('JOBLEDGER_SMTP_URL must start with smtp:// or smtps://');
+  }
   const logLevel = read(env, 'LOG_LEVEL') ?? 'info';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent; got "${logLevel}"`);
@@ -246,6 +285,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     absence: {
       crawls: integer(env, 'JOBLEDGER_NOT_SEEN_CRAWLS', 1, 1000),
       minSeconds: integer(env, 'JOBLEDGER_NOT_SEEN_MIN_HOURS', 0, 24 * 365) * 3600,
+    },
+    site: {
+      url: read(env, 'JOBLEDGER_SITE_URL') === undefined ? `http://localhost:${integer(env, 'PORT', 0, 65535)}` : url(env, 'JOBLEDGER_SITE_URL'),
+      smtpUrl,
+      mailFrom: read(env, 'JOBLEDGER_MAIL_FROM') ?? 'jobledger <no-reply@localhost>',
+      operatorEmail,
+      linkTtlSeconds: integer(env, 'JOBLEDGER_LINK_TTL_SECONDS', 1, 7 * 86_400),
+      sessionSeconds: integer(env, 'JOBLEDGER_SESSION_HOURS', 1, 24 * 90) * 3600,
+      altcha: { cost: integer(env, 'JOBLEDGER_ALTCHA_COST', 1, 1_000_000), maxCounter: integer(env, 'JOBLEDGER_ALTCHA_MAX_COUNTER', 1, 10_000_000) },
     },
     fetch: {
       timeoutMs: integer(env, 'JOBLEDGER_FETCH_TIMEOUT_MS', 100, 600_000),

@@ -16,10 +16,8 @@ import path from 'node:path';
 import { seedBundledTargets } from '../ingest/bundled-feeds.ts';
 import { DEMO_KEY_PLAN, ensureDemoKey, startDemoSources } from './demo.ts';
 import { runImport } from './import.ts';
-import { INGEST_STATEMENT_TIMEOUT_MS, onShutdownSignal, openRuntime } from './runtime.ts';
+import { onShutdownSignal, openRuntime } from './runtime.ts';
 import { startWorker, type RunningWorker, type WorkerSources } from './worker.ts';
-
-export { INGEST_STATEMENT_TIMEOUT_MS } from './runtime.ts';
 
 export interface ServeOptions {
   demo: boolean;
@@ -60,10 +58,10 @@ export async function serve(options: ServeOptions): Promise<void> {
       const demo = await startDemoSources(config.fetch);
       closeReplay = () => demo.replay.close();
       sources = { fetch: demo.fetch, baseUrls: demo.replay.baseUrls, pageUrl: demo.replay.pageUrl };
-      ingestDb = connect(database.connectionString, { statementTimeoutMs: INGEST_STATEMENT_TIMEOUT_MS, maxConnections: 4, applicationName: 'jobledger-ingest', log }).db;
+      ingestDb = connect(database.connectionString, { statementTimeoutMs: config.ingestStatementTimeoutMs, maxConnections: 4, applicationName: 'jobledger-ingest', log }).db;
       const targets = await seedBundledTargets(ingestDb);
       log.info({ boards: targets.length }, 'importing the bundled real feeds through the replay server');
-      await runImport(ingestDb, log, targets, sources, { absence: config.absence, probeLimit: config.worker.probeLimit });
+      await runImport(ingestDb, log, targets, sources, { absence: config.absence, probeLimit: config.worker.probeLimit, careerSite: config.careerSite });
     }
 
     const reports = defaultReportSettings(config.reportRefreshSeconds);
@@ -89,13 +87,13 @@ export async function serve(options: ServeOptions): Promise<void> {
       keylessBurst: config.keylessBurst,
       reports,
       site: {
-        siteUrl: config.site.url,
+        siteUrl: (config.site.url ?? `http://localhost:${config.port}`).replace(/\/+$/, ''),
         secret: await siteSecret(database.db),
-        sessionSeconds: config.site.sessionSeconds,
+        sessionSeconds: config.site.sessionHours * 3600,
         linkTtlSeconds: config.site.linkTtlSeconds,
         mailer,
         operatorEmail: config.site.operatorEmail,
-        altcha: config.site.altcha,
+        altcha: { cost: config.site.altchaCost, maxCounter: config.site.altchaMaxCounter },
       },
     });
     await app.listen({ port: config.port, host: config.host });

@@ -186,6 +186,41 @@ export const ConfigSchema = Type.Object({
     himalayas: Setting.url('JOBLEDGER_HIMALAYAS_BASE_URL', { default: 'https://himalayas.app', description: `Himalayas job-board API base URL ${SOURCE_ONLY_DISCOVERY}.` }),
     arbeitnow: Setting.url('JOBLEDGER_ARBEITNOW_BASE_URL', { default: 'https://www.arbeitnow.com', description: `Arbeitnow job-board API base URL ${SOURCE_ONLY_DISCOVERY}.` }),
   }),
+  /** The website: sign-in, e-mail, human verification (docs/website.md). */
+  site: Type.Object({
+    /** Absolute base of links in e-mails; https makes the session cookie Secure. Unset: http://localhost:<PORT>. */
+    url: Setting.optionalText('JOBLEDGER_SITE_URL', {
+      pattern: '^https?://[^\\s]+$',
+      mustBe: 'an absolute http(s) URL',
+      description: 'Public base URL of the website, used for the links in e-mails (https makes the session cookie Secure). Unset: http://localhost:<PORT>.',
+    }),
+    smtpUrl: Setting.optionalText('JOBLEDGER_SMTP_URL', {
+      pattern: '^smtps?://',
+      mustBe: 'an smtp:// or smtps:// URL',
+      secret: true,
+      description: 'SMTP server for e-mail (smtp://user:pass@host:587 or smtps://...). Unset: messages are written to <JOBLEDGER_DATA_DIR>/outbox and sign-in links are printed in the log.',
+    }),
+    mailFrom: Setting.text('JOBLEDGER_MAIL_FROM', { default: 'jobledger <no-reply@localhost>', description: 'From address of every e-mail the website sends.' }),
+    operatorEmail: Setting.optionalText('JOBLEDGER_OPERATOR_EMAIL', {
+      pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$',
+      mustBe: 'an e-mail address',
+      description: 'Address that receives contact form messages. Unset: messages are only stored (table contact_messages).',
+    }),
+    linkTtlSeconds: Setting.integer('JOBLEDGER_LINK_TTL_SECONDS', {
+      default: 900,
+      minimum: 1,
+      maximum: 7 * 86_400,
+      description: 'Lifetime of e-mailed links (sign-in, opt-out verification, subscription confirmation), in seconds (15 minutes).',
+    }),
+    sessionHours: Setting.integer('JOBLEDGER_SESSION_HOURS', { default: 168, minimum: 1, maximum: 24 * 90, description: 'Absolute lifetime of a website session, in hours (7 days); sign in again after it.' }),
+    altchaCost: Setting.integer('JOBLEDGER_ALTCHA_COST', { default: 1000, minimum: 1, maximum: 1_000_000, description: 'ALTCHA proof of work: PBKDF2-SHA-256 iterations per attempt.' }),
+    altchaMaxCounter: Setting.integer('JOBLEDGER_ALTCHA_MAX_COUNTER', {
+      default: 4000,
+      minimum: 1,
+      maximum: 10_000_000,
+      description: 'ALTCHA proof of work: the largest number of attempts a browser may need (the work is cost × counter).',
+    }),
+  }),
 });
 
 /** Every setting of the service, as {@link loadConfig} returns it. */

@@ -32,6 +32,7 @@ import { keyedReportRoutes, keylessReportRoutes } from './routes/reports.ts';
 import { syncRoutes } from './routes/sync.ts';
 import { keyedMetaRoutes, keylessMetaRoutes } from './routes/meta.ts';
 import { systemRoutes } from './routes/system.ts';
+import { sitePlugin, type SiteOptions } from '../site/site.ts';
 
 export interface AppOptions {
   db: Kysely<DB>;
@@ -59,6 +60,8 @@ export interface AppOptions {
    * and without it /v1/me cannot answer.
    */
   keyedLimits?: boolean;
+  /** The website (pages at `/`, forms under `/public/...`, docs/website.md); absent: no website. */
+  site?: SiteOptions;
 }
 
 /** One registered route: method and URL pattern (`:param` syntax), and its query contract if it has one. */
@@ -138,7 +141,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   // Every route as registered, for the contract check (each one must be in the OpenAPI document).
   const registeredRoutes: RegisteredRoute[] = [];
+  // The website's routes are no part of the data API's contract (spec: "Website routes ... not part of
+  // the data API"): they are registered while this is set, and left out.
+  let registeringWebsite = false;
   app.addHook('onRoute', (route) => {
+    if (registeringWebsite) return;
     const query = (route.config as { query?: RegisteredRoute['query'] } | undefined)?.query;
     for (const method of [route.method].flat()) registeredRoutes.push({ method: String(method), url: route.url, ...(query ? { query } : {}) });
   });
@@ -238,6 +245,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
     { prefix: '/public' },
   );
+  if (options.site) {
+    registeringWebsite = true;
+    await app.register(sitePlugin(options.site, { db: options.db, log: options.log, docsUrl: options.docsUrl, counters, requestLimiter }));
+    registeringWebsite = false;
+  }
 
   return app;
 }

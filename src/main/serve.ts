@@ -10,7 +10,9 @@ import { defaultReportSettings } from '../reports/snapshots.ts';
 import { connect } from '../store/database.ts';
 import { countServed } from '../store/job-queries.ts';
 import type { DB } from '../store/schema.ts';
-import { cursorSecret } from '../store/settings.ts';
+import { cursorSecret, siteSecret } from '../store/settings.ts';
+import { createMailer, type Mailer } from '../mail/mailer.ts';
+import path from 'node:path';
 import { seedBundledTargets } from '../ingest/bundled-feeds.ts';
 import { DEMO_KEY_PLAN, ensureDemoKey, startDemoSources } from './demo.ts';
 import { runImport } from './import.ts';
@@ -48,6 +50,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   let redis: Redis | undefined;
   let refresher: ReportRefresher | undefined;
   let worker: RunningWorker | undefined;
+  let mailer: Mailer | undefined;
   let sources: WorkerSources = { fetch: config.fetch, baseUrls: config.sources };
 
   try {
@@ -72,6 +75,8 @@ export async function serve(options: ServeOptions): Promise<void> {
       requestCounters = config.requestCounters === 'memory' ? { kind: 'memory' } : { kind: 'postgres', pool: database.pool };
     }
     log.info({ requestCounters: requestCounters.kind }, 'request counters');
+    mailer = createMailer({ smtpUrl: config.site.smtpUrl, from: config.site.mailFrom, outboxDir: path.join(config.dataDir, 'outbox'), log });
+    if (mailer.kind === 'outbox') log.info({ outbox: path.join(config.dataDir, 'outbox') }, 'no JOBLEDGER_SMTP_URL: e-mails are written to the outbox and sign-in links printed here');
     const app = await buildApp({
       db: database.db,
       log,
@@ -81,6 +86,15 @@ export async function serve(options: ServeOptions): Promise<void> {
       trustProxyHops: config.trustProxyHops,
       keylessBurst: config.keylessBurst,
       reports,
+      site: {
+        siteUrl: (config.site.url ?? `http://localhost:${config.port}`).replace(/\/+$/, ''),
+        secret: await siteSecret(database.db),
+        sessionSeconds: config.site.sessionHours * 3600,
+        linkTtlSeconds: config.site.linkTtlSeconds,
+        mailer,
+        operatorEmail: config.site.operatorEmail,
+        altcha: { cost: config.site.altchaCost, maxCounter: config.site.altchaMaxCounter },
+      },
     });
     await app.listen({ port: config.port, host: config.host });
     // Report snapshots are the worker's job (docs/architecture.md); until a separate worker runs them,
@@ -100,6 +114,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     onShutdownSignal(log, async () => {
       await refresher?.stop();
       await app.close();
+      mailer?.close();
       redis?.disconnect();
       await worker?.stop();
       await closeReplay?.();

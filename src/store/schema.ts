@@ -203,6 +203,8 @@ export interface AccountsTable {
   name: string | null;
   email: string | null;
   created_at: Generated<Date>;
+  /** When the account took its one free `explore` key (migration 010). */
+  free_key_at: Generated<Date | null>;
 }
 
 export interface ApiKeysTable {
@@ -266,6 +268,45 @@ export interface EmployerOptoutsTable {
   revoked_at: NullableTimestamp;
 }
 
+/** E-mailed single-use links, stored as SHA-256 only (migration 010). */
+export interface EmailTokensTable {
+  token_hash: Buffer;
+  purpose: 'sign_in' | 'optout' | 'subscribe';
+  email: string;
+  subject: string | null;
+  created_at: Generated<Date>;
+  expires_at: Timestamp;
+  used_at: NullableTimestamp;
+}
+
+/** Browser sessions; the id is stored as SHA-256 only (migration 010). */
+export interface WebSessionsTable {
+  id_hash: Buffer;
+  account_id: string | null;
+  data: ColumnType<unknown, string, string>;
+  created_at: Generated<Date>;
+  expires_at: Timestamp;
+}
+
+/** Double opt-in subscriptions (migration 010). */
+export interface SubscriptionsTable {
+  email: string;
+  status: 'pending' | 'confirmed' | 'unsubscribed';
+  created_at: Generated<Date>;
+  confirmed_at: NullableTimestamp;
+  unsubscribed_at: NullableTimestamp;
+}
+
+/** Contact form messages (migration 010). */
+export interface ContactMessagesTable {
+  id: GeneratedAlways<string>;
+  email: string;
+  name: string | null;
+  message: string;
+  created_at: Generated<Date>;
+  mailed_at: NullableTimestamp;
+}
+
 export interface DB {
   providers: ProvidersTable;
   companies: CompaniesTable;
@@ -284,6 +325,10 @@ export interface DB {
   request_counters: RequestCountersTable;
   report_snapshots: ReportSnapshotsTable;
   employer_optouts: EmployerOptoutsTable;
+  email_tokens: EmailTokensTable;
+  web_sessions: WebSessionsTable;
+  subscriptions: SubscriptionsTable;
+  contact_messages: ContactMessagesTable;
 }
 
 export type JobRow = Selectable<JobsTable>;

@@ -17,10 +17,10 @@ export interface Runtime {
   database: Database;
 }
 
-/** Load config, open and migrate the ledger. */
-export async function openRuntime(options: { statementTimeoutMs?: number; applicationName: string }): Promise<Runtime> {
+/** Load config, open and migrate the ledger; `log` replaces the process logger (`mcp` logs to stderr: stdout is its protocol). */
+export async function openRuntime(options: { statementTimeoutMs?: number; applicationName: string; log?: Logger }): Promise<Runtime> {
   const config = loadConfig();
-  const log = createLogger(config.logLevel);
+  const log = options.log ?? createLogger(config.logLevel);
   const database = await openDatabase(
     {
       databaseUrl: config.databaseUrl,

@@ -114,6 +114,13 @@ export default tseslint.config(
     },
   },
   {
+    // The MCP server's tools answer through the /v1 routes (docs/mcp.md), so it never reaches the store.
+    files: ['src/mcp/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': imports({ forbidden: ['ingest', 'bench', 'store'], message: 'mcp calls the /v1 routes: no store, ingest or bench.' }),
+    },
+  },
+  {
     // Declared exception: the benchmark ledger generator (`jobledger bench-seed`) writes synthetic rows
     // by set-based SQL with triggers off (session_replication_role = replica), into a database of its
     // own; it is not a ledger path and never runs in serve or the worker.

@@ -33,6 +33,7 @@ export const ERROR_STATUS = {
   bad_cursor: 422,
   bad_timestamp: 422,
   bad_offset: 422,
+  bad_query: 422,
   limit_too_large: 422,
   rate_limited: 429,
   query_failed: 500,

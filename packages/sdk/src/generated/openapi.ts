@@ -659,6 +659,8 @@ export interface components {
             salary_source?: "structured" | "parsed_description";
             /** @description salary_min converted to EUR per year; null when period or currency is unknown. Never guessed. */
             salary_min_annual_eur: number | null;
+            /** @description salary_max converted to EUR per year by the same rule and rates as salary_min_annual_eur; null when salary_max, the period or the currency is unknown. Never guessed. */
+            salary_max_annual_eur: number | null;
             /** @description Provenance of nine fields: published (carried by the source), inferred (derived by the service) or absent. */
             field_sources: {
                 /** @enum {string} */
@@ -829,7 +831,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -897,7 +899,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -918,7 +920,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -939,7 +941,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -981,7 +983,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -1002,7 +1004,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -1023,7 +1025,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -1262,22 +1264,22 @@ export interface operations {
                  */
                 verified_after?: string;
                 /**
-                 * @description Full text over title, company name and location, not the description (PostgreSQL `simple`: no stemming; web-search syntax: "quoted phrase", or, -word).
+                 * @description Full text over title, company name and location, not the description (PostgreSQL `simple`: no stemming; web-search syntax: "quoted phrase", or, -word). At most 500 characters and 32 terms; a value without a letter or digit, or over either bound: 422 bad_query.
                  * @example "data engineer" python
                  */
                 q?: string;
                 /**
-                 * @description Full text over the title only (same syntax as q).
+                 * @description Full text over the title only (same syntax as q). At most 500 characters and 32 terms; a value without a letter or digit, or over either bound: 422 bad_query.
                  * @example engineer
                  */
                 title?: string;
                 /**
-                 * @description Drops rows whose title matches this full-text query (same syntax as q).
+                 * @description Drops rows whose title matches this full-text query (same syntax as q). At most 500 characters and 32 terms; a value without a letter or digit, or over either bound: 422 bad_query.
                  * @example intern
                  */
                 title_exclude?: string;
                 /**
-                 * @description Full text over the advert body (same syntax as q). Implies has_description=true. Together with title it is the most expensive query.
+                 * @description Full text over the advert body (same syntax as q). Implies has_description=true. Together with title it is the most expensive query. At most 500 characters and 32 terms; a value without a letter or digit, or over either bound: 422 bad_query.
                  * @example kubernetes
                  */
                 description_contains?: string;
@@ -1359,7 +1361,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -1380,7 +1382,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -1408,7 +1410,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -1436,7 +1438,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -1465,7 +1467,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -1493,7 +1495,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -1521,7 +1523,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -1570,6 +1572,34 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
+                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
+                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
+                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
+                         * @enum {string}
+                         */
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        /** @description Human text; wording may change. */
+                        message: string;
+                        /** @description Link to the documentation of this code. */
+                        docs: string;
+                        /** @description Seconds; on 503 timeout. */
+                        retry_after?: number;
+                    };
+                };
+            };
+            /** @description Default Response */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1580,7 +1610,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -1608,7 +1638,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -1636,7 +1666,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -1664,7 +1694,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -1693,7 +1723,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -1721,7 +1751,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -1749,7 +1779,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -1832,7 +1862,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -1861,7 +1891,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -1889,7 +1919,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -1917,7 +1947,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2007,6 +2037,34 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
+                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
+                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
+                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
+                         * @enum {string}
+                         */
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        /** @description Human text; wording may change. */
+                        message: string;
+                        /** @description Link to the documentation of this code. */
+                        docs: string;
+                        /** @description Seconds; on 503 timeout. */
+                        retry_after?: number;
+                    };
+                };
+            };
+            /** @description Default Response */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2017,7 +2075,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2045,7 +2103,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2073,7 +2131,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2102,7 +2160,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2130,7 +2188,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2158,7 +2216,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2219,6 +2277,34 @@ export interface operations {
                 content?: never;
             };
             /** @description Default Response */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
+                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
+                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
+                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
+                         * @enum {string}
+                         */
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        /** @description Human text; wording may change. */
+                        message: string;
+                        /** @description Link to the documentation of this code. */
+                        docs: string;
+                        /** @description Seconds; on 503 timeout. */
+                        retry_after?: number;
+                    };
+                };
+            };
+            /** @description Default Response */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2229,7 +2315,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2257,7 +2343,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2285,7 +2371,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2314,7 +2400,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2342,7 +2428,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2370,7 +2456,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2511,22 +2597,22 @@ export interface operations {
                  */
                 verified_after?: string;
                 /**
-                 * @description Full text over title, company name and location, not the description (PostgreSQL `simple`: no stemming; web-search syntax: "quoted phrase", or, -word).
+                 * @description Full text over title, company name and location, not the description (PostgreSQL `simple`: no stemming; web-search syntax: "quoted phrase", or, -word). At most 500 characters and 32 terms; a value without a letter or digit, or over either bound: 422 bad_query.
                  * @example "data engineer" python
                  */
                 q?: string;
                 /**
-                 * @description Full text over the title only (same syntax as q).
+                 * @description Full text over the title only (same syntax as q). At most 500 characters and 32 terms; a value without a letter or digit, or over either bound: 422 bad_query.
                  * @example engineer
                  */
                 title?: string;
                 /**
-                 * @description Drops rows whose title matches this full-text query (same syntax as q).
+                 * @description Drops rows whose title matches this full-text query (same syntax as q). At most 500 characters and 32 terms; a value without a letter or digit, or over either bound: 422 bad_query.
                  * @example intern
                  */
                 title_exclude?: string;
                 /**
-                 * @description Full text over the advert body (same syntax as q). Implies has_description=true. Together with title it is the most expensive query.
+                 * @description Full text over the advert body (same syntax as q). Implies has_description=true. Together with title it is the most expensive query. At most 500 characters and 32 terms; a value without a letter or digit, or over either bound: 422 bad_query.
                  * @example kubernetes
                  */
                 description_contains?: string;
@@ -2640,6 +2726,8 @@ export interface operations {
                         salary_source?: "structured" | "parsed_description";
                         /** @description salary_min converted to EUR per year; null when period or currency is unknown. Never guessed. */
                         salary_min_annual_eur: number | null;
+                        /** @description salary_max converted to EUR per year by the same rule and rates as salary_min_annual_eur; null when salary_max, the period or the currency is unknown. Never guessed. */
+                        salary_max_annual_eur: number | null;
                         /** @description Provenance of nine fields: published (carried by the source), inferred (derived by the service) or absent. */
                         field_sources: {
                             /** @enum {string} */
@@ -2692,6 +2780,34 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
+                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
+                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
+                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
+                         * @enum {string}
+                         */
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        /** @description Human text; wording may change. */
+                        message: string;
+                        /** @description Link to the documentation of this code. */
+                        docs: string;
+                        /** @description Seconds; on 503 timeout. */
+                        retry_after?: number;
+                    };
+                };
+            };
+            /** @description Default Response */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2702,7 +2818,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2730,7 +2846,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2760,7 +2876,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2788,7 +2904,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2817,7 +2933,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2845,7 +2961,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2873,7 +2989,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3036,7 +3152,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3065,7 +3181,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3093,7 +3209,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3121,7 +3237,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3193,6 +3309,34 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
+                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
+                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
+                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
+                         * @enum {string}
+                         */
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        /** @description Human text; wording may change. */
+                        message: string;
+                        /** @description Link to the documentation of this code. */
+                        docs: string;
+                        /** @description Seconds; on 503 timeout. */
+                        retry_after?: number;
+                    };
+                };
+            };
+            /** @description Default Response */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3203,7 +3347,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3231,7 +3375,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3259,7 +3403,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3287,7 +3431,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3316,7 +3460,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3344,7 +3488,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3372,7 +3516,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3437,6 +3581,34 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
+                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
+                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
+                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
+                         * @enum {string}
+                         */
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        /** @description Human text; wording may change. */
+                        message: string;
+                        /** @description Link to the documentation of this code. */
+                        docs: string;
+                        /** @description Seconds; on 503 timeout. */
+                        retry_after?: number;
+                    };
+                };
+            };
+            /** @description Default Response */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3447,7 +3619,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3475,7 +3647,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3503,7 +3675,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3531,7 +3703,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3560,7 +3732,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3588,7 +3760,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3616,7 +3788,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3757,40 +3929,25 @@ export interface operations {
                  */
                 verified_after?: string;
                 /**
-                 * @description Full text over title, company name and location, not the description (PostgreSQL `simple`: no stemming; web-search syntax: "quoted phrase", or, -word).
+                 * @description Full text over title, company name and location, not the description (PostgreSQL `simple`: no stemming; web-search syntax: "quoted phrase", or, -word). At most 500 characters and 32 terms; a value without a letter or digit, or over either bound: 422 bad_query.
                  * @example "data engineer" python
                  */
                 q?: string;
                 /**
-                 * @description Full text over the title only (same syntax as q).
+                 * @description Full text over the title only (same syntax as q). At most 500 characters and 32 terms; a value without a letter or digit, or over either bound: 422 bad_query.
                  * @example engineer
                  */
                 title?: string;
                 /**
-                 * @description Drops rows whose title matches this full-text query (same syntax as q).
+                 * @description Drops rows whose title matches this full-text query (same syntax as q). At most 500 characters and 32 terms; a value without a letter or digit, or over either bound: 422 bad_query.
                  * @example intern
                  */
                 title_exclude?: string;
                 /**
-                 * @description Full text over the advert body (same syntax as q). Implies has_description=true. Together with title it is the most expensive query.
+                 * @description Full text over the advert body (same syntax as q). Implies has_description=true. Together with title it is the most expensive query. At most 500 characters and 32 terms; a value without a letter or digit, or over either bound: 422 bad_query.
                  * @example kubernetes
                  */
                 description_contains?: string;
-                /**
-                 * @description live (default), closed or any. Unknown: 422 bad_status. Order stays posted_at desc (nulls last), id desc.
-                 * @example any
-                 */
-                status?: "live" | "closed" | "any";
-                /**
-                 * @description all: also rows withheld as quality_gated (never removed ones), and each row carries quality_verdict, quality_rule_id and quality_matched_host. Other values: 422 bad_quality.
-                 * @example all
-                 */
-                quality?: "all";
-                /**
-                 * @description Comma list of staffing, jobboard or all: re-admits rows posted by a staffing agency or a job board. Unknown: 422 bad_poster_type.
-                 * @example staffing
-                 */
-                include_poster_type?: ("staffing" | "jobboard" | "all")[];
                 /**
                  * @description 1 to 200, default 25; clamped to the plan maximum; a non-numeric value uses the default.
                  * @example 50
@@ -3852,6 +4009,34 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
+                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
+                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
+                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
+                         * @enum {string}
+                         */
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        /** @description Human text; wording may change. */
+                        message: string;
+                        /** @description Link to the documentation of this code. */
+                        docs: string;
+                        /** @description Seconds; on 503 timeout. */
+                        retry_after?: number;
+                    };
+                };
+            };
+            /** @description Default Response */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3862,7 +4047,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3890,7 +4075,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3918,7 +4103,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3947,7 +4132,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3975,7 +4160,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4003,7 +4188,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4096,7 +4281,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4125,7 +4310,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4153,7 +4338,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4181,7 +4366,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4241,7 +4426,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4270,7 +4455,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4298,7 +4483,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4326,7 +4511,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4467,22 +4652,22 @@ export interface operations {
                  */
                 verified_after?: string;
                 /**
-                 * @description Full text over title, company name and location, not the description (PostgreSQL `simple`: no stemming; web-search syntax: "quoted phrase", or, -word).
+                 * @description Full text over title, company name and location, not the description (PostgreSQL `simple`: no stemming; web-search syntax: "quoted phrase", or, -word). At most 500 characters and 32 terms; a value without a letter or digit, or over either bound: 422 bad_query.
                  * @example "data engineer" python
                  */
                 q?: string;
                 /**
-                 * @description Full text over the title only (same syntax as q).
+                 * @description Full text over the title only (same syntax as q). At most 500 characters and 32 terms; a value without a letter or digit, or over either bound: 422 bad_query.
                  * @example engineer
                  */
                 title?: string;
                 /**
-                 * @description Drops rows whose title matches this full-text query (same syntax as q).
+                 * @description Drops rows whose title matches this full-text query (same syntax as q). At most 500 characters and 32 terms; a value without a letter or digit, or over either bound: 422 bad_query.
                  * @example intern
                  */
                 title_exclude?: string;
                 /**
-                 * @description Full text over the advert body (same syntax as q). Implies has_description=true. Together with title it is the most expensive query.
+                 * @description Full text over the advert body (same syntax as q). Implies has_description=true. Together with title it is the most expensive query. At most 500 characters and 32 terms; a value without a letter or digit, or over either bound: 422 bad_query.
                  * @example kubernetes
                  */
                 description_contains?: string;
@@ -4550,7 +4735,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4571,7 +4756,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4592,7 +4777,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4613,7 +4798,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4635,7 +4820,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4656,7 +4841,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4677,7 +4862,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4713,6 +4898,27 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
+                         * @enum {string}
+                         */
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        /** @description Human text; wording may change. */
+                        message: string;
+                        /** @description Link to the documentation of this code. */
+                        docs: string;
+                        /** @description Seconds; on 503 timeout. */
+                        retry_after?: number;
+                    };
+                };
+            };
+            /** @description Default Response */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4723,7 +4929,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4745,7 +4951,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4766,7 +4972,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4787,7 +4993,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4850,7 +5056,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4871,7 +5077,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4892,7 +5098,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4972,6 +5178,27 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
+                         * @enum {string}
+                         */
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        /** @description Human text; wording may change. */
+                        message: string;
+                        /** @description Link to the documentation of this code. */
+                        docs: string;
+                        /** @description Seconds; on 503 timeout. */
+                        retry_after?: number;
+                    };
+                };
+            };
+            /** @description Default Response */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -4982,7 +5209,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5003,7 +5230,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5025,7 +5252,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5046,7 +5273,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5067,7 +5294,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5114,6 +5341,27 @@ export interface operations {
                 content?: never;
             };
             /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
+                         * @enum {string}
+                         */
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        /** @description Human text; wording may change. */
+                        message: string;
+                        /** @description Link to the documentation of this code. */
+                        docs: string;
+                        /** @description Seconds; on 503 timeout. */
+                        retry_after?: number;
+                    };
+                };
+            };
+            /** @description Default Response */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5124,7 +5372,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5146,7 +5394,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5167,7 +5415,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5188,7 +5436,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5345,7 +5593,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5366,7 +5614,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5387,7 +5635,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5539,7 +5787,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5560,7 +5808,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5581,7 +5829,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5648,7 +5896,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5669,7 +5917,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5690,7 +5938,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5763,7 +6011,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5784,7 +6032,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5805,7 +6053,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5884,7 +6132,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5905,7 +6153,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5926,7 +6174,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -6013,7 +6261,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -6034,7 +6282,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -6055,7 +6303,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -6109,7 +6357,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -6130,7 +6378,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -6151,7 +6399,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -6221,7 +6469,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -6242,7 +6490,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */

@@ -41,7 +41,7 @@ const calls = (names, message) => ({
 const QUERY_BUILDER = calls(BUILDER_CALLS, 'Only src/store speaks SQL: move this query into a repository there.');
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'coverage/', 'bench/results/'] },
+  { ignores: ['node_modules/', 'data/', 'coverage/', 'bench/results/', 'packages/*/dist/', 'packages/*/src/generated/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -130,6 +130,13 @@ export default tseslint.config(
     files: ['src/site/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': imports({ forbidden: ['ingest', 'bench', 'config'], message: 'site never imports ingest, bench or config (settings come from serve).' }),
+      },
+    },
+    {
+    // The MCP server's tools answer through the /v1 routes (docs/mcp.md), so it never reaches the store.
+    files: ['src/mcp/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': imports({ forbidden: ['ingest', 'bench', 'store'], message: 'mcp calls the /v1 routes: no store, ingest or bench.' }),
     },
   },
   {

@@ -115,7 +115,8 @@ describe('the OpenAPI contract', () => {
         expect(op.operationId, p).toBeTruthy();
         expect(ids.has(op.operationId!), `duplicate operationId ${op.operationId}`).toBe(false);
         ids.add(op.operationId!);
-        const keyed = p.startsWith('/v1/') && !p.startsWith('/v1/openapi');
+        // /mcp (the MCP server) takes the API key as bearer too (issue 19).
+        const keyed = (p.startsWith('/v1/') && !p.startsWith('/v1/openapi')) || p === '/mcp';
         expect(op.security, p).toEqual(keyed ? [{ bearerAuth: [] }] : []);
         if (keyed) expect(Object.keys(op.responses), p).toContain('401');
         for (const [status, response] of Object.entries(op.responses)) {

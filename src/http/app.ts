@@ -33,6 +33,7 @@ import { syncRoutes } from './routes/sync.ts';
 import { keyedMetaRoutes, keylessMetaRoutes } from './routes/meta.ts';
 import { systemRoutes } from './routes/system.ts';
 import { sitePlugin, type SiteOptions } from '../site/site.ts';
+import { mcpRoutes } from '../mcp/http-route.ts';
 
 export interface AppOptions {
   db: Kysely<DB>;
@@ -173,6 +174,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     if (request.method !== 'GET' && request.method !== 'HEAD' && app.findRoute({ method: 'GET', url: path })) {
       return sendApiError(reply, options.docsUrl, new ApiError('method_not_allowed', `${quotedPath(path)} answers GET and HEAD only, not ${request.method}.`, { headers: { Allow: 'GET, HEAD' } }));
     }
+    // A POST-only path (/mcp): 405 with Allow, which also tells an MCP client there is no GET stream.
+    if (request.method !== 'POST' && app.findRoute({ method: 'POST', url: path })) {
+      return sendApiError(reply, options.docsUrl, new ApiError('method_not_allowed', `${quotedPath(path)} answers POST only, not ${request.method}.`, { headers: { Allow: 'POST' } }));
+    }
     return sendApiError(reply, options.docsUrl, new ApiError('not_found', `No endpoint answers ${request.method} ${quotedPath(path)}.`));
   });
 
@@ -197,6 +202,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         { name: 'public', description: 'Keyless read-only mirror' },
         { name: 'meta', description: 'Reports, controlled vocabularies and providers with live counts' },
         { name: 'system', description: 'Liveness, readiness and the contract' },
+        { name: 'mcp', description: 'Model Context Protocol server for AI agents (docs/mcp.md)' },
       ],
     },
     // Shared schemas keep their $id as their component name (Job, Company, Error).
@@ -250,6 +256,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await app.register(sitePlugin(options.site, { db: options.db, log: options.log, docsUrl: options.docsUrl, counters, requestLimiter }));
     registeringWebsite = false;
   }
+  // The MCP server for AI agents (src/mcp/): its tools answer through the /v1 routes above.
+  await app.register(mcpRoutes(ctx, app));
 
   return app;
 }

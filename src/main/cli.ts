@@ -3,7 +3,7 @@
  * (`jobledger config` lists them with their defaults).
  */
 import { SingleBar, Presets } from 'cli-progress';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { configText, ConfigError } from '../config/config.ts';
 import { CONNECTOR_IDS, type ConnectorId } from '../domain/crawl-target.ts';
 import { bareDomain } from '../domain/domain-name.ts';
@@ -16,6 +16,7 @@ import { createFetcher } from '../ingest/fetcher.ts';
 import { verifyWebsites } from '../ingest/website-verifier.ts';
 import { startDemoSources } from './demo.ts';
 import { runImport } from './import.ts';
+import { runMcp } from './mcp.ts';
 import { openRuntime } from './runtime.ts';
 import { serve } from './serve.ts';
 import { runWorker } from './worker.ts';
@@ -165,6 +166,15 @@ program
   .action(async () => {
     const rt = await openRuntime({ applicationName: 'jobledger-migrate' });
     await rt.database.close();
+  });
+
+program
+  .command('mcp')
+  .description('Run the MCP server on stdio for an AI agent (tools search_jobs, get_job, list_companies, get_company, list_facets, recent_changes; see docs/mcp.md). Tool calls are metered on the API key like REST calls. Logs go to stderr.')
+  .addOption(new Option('--api-key <key>', 'the API key the tools call with').env('JOBLEDGER_API_KEY').makeOptionMandatory())
+  .addOption(new Option('--url <base>', 'call a running jobledger at this base URL instead of serving the configured ledger in process').env('JOBLEDGER_URL'))
+  .action(async (options: { apiKey: string; url?: string }) => {
+    await runMcp({ apiKey: options.apiKey, url: options.url });
   });
 
 program

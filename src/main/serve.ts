@@ -3,7 +3,6 @@
  */
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
-import { connectRedis, waitForRedis, type CounterStore } from '../access/counters.ts';
 import { buildApp } from '../http/app.ts';
 import { startReportRefresher, type ReportRefresher } from '../reports/refresher.ts';
 import { defaultReportSettings } from '../reports/snapshots.ts';
@@ -16,6 +15,7 @@ import path from 'node:path';
 import { seedBundledTargets } from '../ingest/bundled-feeds.ts';
 import { DEMO_KEY_PLAN, ensureDemoKey, startDemoSources } from './demo.ts';
 import { runImport } from './import.ts';
+import { openRequestCounters } from './request-counters.ts';
 import { onShutdownSignal, openRuntime } from './runtime.ts';
 import { startWorker, type RunningWorker, type WorkerSources } from './worker.ts';
 
@@ -66,14 +66,9 @@ export async function serve(options: ServeOptions): Promise<void> {
 
     const reports = defaultReportSettings(config.reportRefreshSeconds);
     // Request counters: Redis when configured (shared by every API process), else PostgreSQL or memory.
-    let requestCounters: CounterStore;
-    if (config.redisUrl) {
-      redis = connectRedis(config.redisUrl, log);
-      if (!(await waitForRedis(redis))) log.warn('Redis is not answering yet: this process counts requests on its own until it does');
-      requestCounters = { kind: 'redis', client: redis, keyPrefix: config.redisKeyPrefix };
-    } else {
-      requestCounters = config.requestCounters === 'memory' ? { kind: 'memory' } : { kind: 'postgres', pool: database.pool };
-    }
+    const opened = await openRequestCounters(config, database, log);
+    const requestCounters = opened.counters;
+    redis = opened.redis;
     log.info({ requestCounters: requestCounters.kind }, 'request counters');
     mailer = createMailer({ smtpUrl: config.site.smtpUrl, from: config.site.mailFrom, outboxDir: path.join(config.dataDir, 'outbox'), log });
     if (mailer.kind === 'outbox') log.info({ outbox: path.join(config.dataDir, 'outbox') }, 'no JOBLEDGER_SMTP_URL: e-mails are written to the outbox and sign-in links printed here');

@@ -1,5 +1,5 @@
 /**
- * The history of fetched ECB euro reference rates (table `fx_rates`, migration 014): one row per day
+ * The history of fetched ECB euro reference rates (table `fx_rates`, migration 017): one row per day
  * and currency, units of the currency per 1 EUR, as the ECB publishes them.
  */
 import type { Kysely } from 'kysely';

@@ -72,7 +72,7 @@ export interface CrawlTargetsTable {
   site_state: unknown;
 }
 
-/** Fetched ECB euro reference rates, one row per day and currency (migration 016). */
+/** Fetched ECB euro reference rates, one row per day and currency (migration 017). */
 export interface FxRatesTable {
   rate_date: string;
   currency: string;

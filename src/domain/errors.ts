@@ -33,6 +33,7 @@ export const ERROR_STATUS = {
   bad_cursor: 422,
   bad_timestamp: 422,
   bad_offset: 422,
+  bad_query: 422,
   limit_too_large: 422,
   rate_limited: 429,
   query_failed: 500,
@@ -75,6 +76,18 @@ export class ApiError extends Error {
     this.headers = options.headers ?? {};
     this.extra = options.extra ?? {};
   }
+}
+
+/** Longest offending value quoted back in an error message, characters. */
+export const QUOTE_MAX = 80;
+
+/**
+ * A value as an error message quotes it: JSON-escaped and cut to {@link QUOTE_MAX} characters, so a
+ * message names the offending value without echoing a long input (issue 13: no echo beyond the value).
+ */
+export function quoteValue(value: string): string {
+  const cut = value.length > QUOTE_MAX ? `${value.slice(0, QUOTE_MAX)}…` : value;
+  return JSON.stringify(cut);
 }
 
 /** Body shape of every error response. */

@@ -14,10 +14,8 @@ import { cursorSecret } from '../store/settings.ts';
 import { seedBundledTargets } from '../ingest/bundled-feeds.ts';
 import { DEMO_KEY_PLAN, ensureDemoKey, startDemoSources } from './demo.ts';
 import { runImport } from './import.ts';
-import { INGEST_STATEMENT_TIMEOUT_MS, onShutdownSignal, openRuntime } from './runtime.ts';
+import { onShutdownSignal, openRuntime } from './runtime.ts';
 import { startWorker, type RunningWorker, type WorkerSources } from './worker.ts';
-
-export { INGEST_STATEMENT_TIMEOUT_MS } from './runtime.ts';
 
 export interface ServeOptions {
   demo: boolean;
@@ -57,10 +55,10 @@ export async function serve(options: ServeOptions): Promise<void> {
       const demo = await startDemoSources(config.fetch);
       closeReplay = () => demo.replay.close();
       sources = { fetch: demo.fetch, baseUrls: demo.replay.baseUrls, pageUrl: demo.replay.pageUrl };
-      ingestDb = connect(database.connectionString, { statementTimeoutMs: INGEST_STATEMENT_TIMEOUT_MS, maxConnections: 4, applicationName: 'jobledger-ingest', log }).db;
+      ingestDb = connect(database.connectionString, { statementTimeoutMs: config.ingestStatementTimeoutMs, maxConnections: 4, applicationName: 'jobledger-ingest', log }).db;
       const targets = await seedBundledTargets(ingestDb);
       log.info({ boards: targets.length }, 'importing the bundled real feeds through the replay server');
-      await runImport(ingestDb, log, targets, sources, { absence: config.absence, probeLimit: config.worker.probeLimit });
+      await runImport(ingestDb, log, targets, sources, { absence: config.absence, probeLimit: config.worker.probeLimit, careerSite: config.careerSite });
     }
 
     const reports = defaultReportSettings(config.reportRefreshSeconds);

@@ -66,6 +66,20 @@ export interface CrawlTargetsTable {
   /** Who holds the crawl lease (migration 004), with its expiry; both null when free. */
   lease_owner: string | null;
   lease_expires_at: NullableTimestamp;
+  /** Board-level poster evidence of the last good crawl (migration 016, src/enrich/intermediary.ts), or null. */
+  poster_evidence: unknown;
+  /** What a multi-document connector (career_site) remembers between crawls (migration 015); opaque JSON. */
+  site_state: unknown;
+}
+
+/** Fetched ECB euro reference rates, one row per day and currency (migration 016). */
+export interface FxRatesTable {
+  rate_date: string;
+  currency: string;
+  /** numeric: units of the currency per 1 EUR. */
+  units_per_eur: string;
+  source_url: string;
+  fetched_at: Generated<Date>;
 }
 
 export interface JobsTable {
@@ -102,6 +116,8 @@ export interface JobsTable {
   quality_rule_id: string | null;
   quality_matched_host: string | null;
   poster_type: 'staffing' | 'jobboard' | null;
+  /** The poster-type rule that set poster_type (migration 016); null exactly when poster_type is. */
+  poster_rule_id: string | null;
   apply_url: string | null;
   posting_url: string | null;
   source_type: string;
@@ -255,6 +271,7 @@ export interface DB {
   companies: CompaniesTable;
   company_slug_history: CompanySlugHistoryTable;
   crawl_targets: CrawlTargetsTable;
+  fx_rates: FxRatesTable;
   jobs: JobsTable;
   change_events: ChangeEventsTable;
   change_feed_clock: ChangeFeedClockTable;

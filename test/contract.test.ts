@@ -120,7 +120,7 @@ describe('the OpenAPI contract', () => {
         if (keyed) expect(Object.keys(op.responses), p).toContain('401');
         for (const [status, response] of Object.entries(op.responses)) {
           if (Number(status) < 400) continue;
-          expect(response.content?.['application/json']?.schema?.required, `${p} ${status}`).toEqual(['error', 'message', 'docs']);
+          expect(response.content?.['application/json']?.schema?.required, `${p} ${status}`).toEqual(['error', 'message', 'docs', 'type', 'title', 'status']);
         }
       }
     }

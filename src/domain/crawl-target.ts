@@ -12,7 +12,7 @@ export interface CrawlTarget {
    * checked where a target enters (the CLI, the manifest); the domain does not know the connectors.
    */
   providerId: string;
-  /** Board token (Ashby, Greenhouse), site name (Lever) or announcement file (USAJOBS). */
+  /** Board token (Ashby, Greenhouse), site name (Lever), announcement file (USAJOBS) or careers URL (career_site). */
   board: string;
   /** Display name of the employer when the payload has none (Ashby and Lever do not carry one). */
   companyName?: string;
@@ -22,4 +22,9 @@ export interface CrawlTarget {
   /** Validators from the last successful crawl, for a conditional request. */
   etag?: string;
   lastModified?: string;
+  /**
+   * What a multi-document connector remembered after its last successful crawl (career_site: per
+   * document URL its validators and what it read there). Opaque outside that connector.
+   */
+  siteState?: unknown;
 }

@@ -33,8 +33,22 @@ export const ERROR_STATUS = {
   bad_cursor: 422,
   bad_timestamp: 422,
   bad_offset: 422,
+  bad_query: 422,
   limit_too_large: 422,
   rate_limited: 429,
+  // The website's routes (docs/website.md).
+  session_required: 401,
+  csrf_failed: 403,
+  verification_failed: 403,
+  link_invalid: 400,
+  bad_email: 422,
+  bad_domain: 422,
+  bad_input: 422,
+  email_not_at_domain: 422,
+  free_key_taken: 409,
+  key_not_active: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
   query_failed: 500,
   timeout: 503,
   unavailable: 503,
@@ -75,6 +89,18 @@ export class ApiError extends Error {
     this.headers = options.headers ?? {};
     this.extra = options.extra ?? {};
   }
+}
+
+/** Longest offending value quoted back in an error message, characters. */
+export const QUOTE_MAX = 80;
+
+/**
+ * A value as an error message quotes it: JSON-escaped and cut to {@link QUOTE_MAX} characters, so a
+ * message names the offending value without echoing a long input (issue 13: no echo beyond the value).
+ */
+export function quoteValue(value: string): string {
+  const cut = value.length > QUOTE_MAX ? `${value.slice(0, QUOTE_MAX)}…` : value;
+  return JSON.stringify(cut);
 }
 
 /** Body shape of every error response. */

@@ -45,8 +45,12 @@ export interface SourcePosting {
   location?: string;
   /** Every structured location the source gave, primary first. */
   locations: SourceLocation[];
-  /** The source's own remote/workplace flag, when it has one (published). */
-  remoteFlag?: Remote;
+  /**
+   * The source's own remote/workplace flag, when it has one (published). `not_remote` is a flag that
+   * says only that the job is not fully remote (Ashby `isRemote: false`): it rules out `remote` and
+   * leaves hybrid vs on-site to the advert's text (issue #15 class 3).
+   */
+  remoteFlag?: Remote | 'not_remote';
   /** Employment type in the source's own vocabulary ("FullTime", "Permanent", "part_time"). */
   employmentType?: string;
   /** When the source says it was published, RFC 3339. */
@@ -62,6 +66,12 @@ export interface SourcePosting {
   postingUrl?: string;
   /** When the source says the vacancy closes (USAJOBS `close_date`), RFC 3339. */
   closesAt?: string;
+  /**
+   * Who posted it, when the source itself shows the poster is not the employer: a career site whose
+   * JobPosting names another `hiringOrganization` than the site's owner publishes for others
+   * (`jobboard`, or `staffing` when the owner is an agency). Unset: the enrichment's own evidence decides.
+   */
+  poster?: PosterType;
   /** Hints for classification that are not themselves served (department, team, occupation series). */
   hints?: { department?: string; team?: string; occupationSeries?: string[] };
 }
@@ -75,6 +85,8 @@ export interface NormalizedSalary {
   source: SalarySource;
   /** `min` converted to EUR per year with the indicative ECB rates; null when period or currency is unknown. */
   minAnnualEur: number | null;
+  /** `max` converted the same way (issue #15: `salary_max_annual_eur`); null when max, period or currency is unknown. */
+  maxAnnualEur: number | null;
 }
 
 /**
@@ -114,6 +126,11 @@ export interface NormalizedJob {
   providerType: ProviderType;
   /** Set when the row was posted by a staffing agency or a job board. */
   posterType?: PosterType;
+  /**
+   * The poster-type rule that set `posterType` (src/enrich/poster-type.ts POSTER_RULE_IDS, e.g.
+   * `poster.board_portfolio`); set exactly when `posterType` is. Kept in the ledger, not served.
+   */
+  posterRuleId?: string;
   fieldSources: FieldSources;
   attribution?: string;
   canonicalUrl?: string;

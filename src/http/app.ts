@@ -20,7 +20,7 @@ import { requireApiKey } from './plugins/auth.ts';
 import { installKeyedAccess } from './plugins/keyed-access.ts';
 import { installKeylessAccess } from './plugins/keyless-access.ts';
 import { parseQueryString } from './query-string.ts';
-import { documentCommaLists, type ParamTable, type QueryContract } from './query-table.ts';
+import { documentCommaLists, storablePathValue, type ParamTable, type QueryContract } from './query-table.ts';
 import { UNMETERED, type RecordMeter } from './record-meter.ts';
 import { createReportReader, defaultReportSettings, type ReportSettings } from '../reports/snapshots.ts';
 import { keyedCompanyRoutes, keylessCompanyRoutes } from './routes/companies.ts';
@@ -32,6 +32,8 @@ import { keyedReportRoutes, keylessReportRoutes } from './routes/reports.ts';
 import { syncRoutes } from './routes/sync.ts';
 import { keyedMetaRoutes, keylessMetaRoutes } from './routes/meta.ts';
 import { systemRoutes } from './routes/system.ts';
+import { sitePlugin, type SiteOptions } from '../site/site.ts';
+import { mcpRoutes } from '../mcp/http-route.ts';
 
 export interface AppOptions {
   db: Kysely<DB>;
@@ -59,6 +61,8 @@ export interface AppOptions {
    * and without it /v1/me cannot answer.
    */
   keyedLimits?: boolean;
+  /** The website (pages at `/`, forms under `/public/...`, docs/website.md); absent: no website. */
+  site?: SiteOptions;
 }
 
 /** One registered route: method and URL pattern (`:param` syntax), and its query contract if it has one. */
@@ -138,7 +142,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   // Every route as registered, for the contract check (each one must be in the OpenAPI document).
   const registeredRoutes: RegisteredRoute[] = [];
+  // The website's routes are no part of the data API's contract (spec: "Website routes ... not part of
+  // the data API"): they are registered while this is set, and left out.
+  let registeringWebsite = false;
   app.addHook('onRoute', (route) => {
+    if (registeringWebsite) return;
     const query = (route.config as { query?: RegisteredRoute['query'] } | undefined)?.query;
     for (const method of [route.method].flat()) registeredRoutes.push({ method: String(method), url: route.url, ...(query ? { query } : {}) });
   });
@@ -151,6 +159,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     request.recordMeter = UNMETERED;
   });
   app.setErrorHandler(errorHandler(options.docsUrl));
+  // Path ids and slugs reach SQL like query values: a NUL character is refused before any handler.
+  app.addHook('preValidation', async (request) => {
+    for (const [name, value] of Object.entries((request.params ?? {}) as Record<string, unknown>)) {
+      if (typeof value === 'string') storablePathValue(name === 'id' ? 'id' : name, value);
+    }
+  });
   const clock = options.clock ?? systemClock;
   const counters: CounterStore = options.requestCounters ?? { kind: 'memory' };
   const requestLimiter = new RequestLimiter(counters, clock);
@@ -159,6 +173,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // The path exists but only for reading: 405 with Allow, not a 404 that says the path is unknown.
     if (request.method !== 'GET' && request.method !== 'HEAD' && app.findRoute({ method: 'GET', url: path })) {
       return sendApiError(reply, options.docsUrl, new ApiError('method_not_allowed', `${quotedPath(path)} answers GET and HEAD only, not ${request.method}.`, { headers: { Allow: 'GET, HEAD' } }));
+    }
+    // A POST-only path (/mcp): 405 with Allow, which also tells an MCP client there is no GET stream.
+    if (request.method !== 'POST' && app.findRoute({ method: 'POST', url: path })) {
+      return sendApiError(reply, options.docsUrl, new ApiError('method_not_allowed', `${quotedPath(path)} answers POST only, not ${request.method}.`, { headers: { Allow: 'POST' } }));
     }
     return sendApiError(reply, options.docsUrl, new ApiError('not_found', `No endpoint answers ${request.method} ${quotedPath(path)}.`));
   });
@@ -184,6 +202,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         { name: 'public', description: 'Keyless read-only mirror' },
         { name: 'meta', description: 'Reports, controlled vocabularies and providers with live counts' },
         { name: 'system', description: 'Liveness, readiness and the contract' },
+        { name: 'mcp', description: 'Model Context Protocol server for AI agents (docs/mcp.md)' },
       ],
     },
     // Shared schemas keep their $id as their component name (Job, Company, Error).
@@ -232,6 +251,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
     { prefix: '/public' },
   );
+  if (options.site) {
+    registeringWebsite = true;
+    await app.register(sitePlugin(options.site, { db: options.db, log: options.log, docsUrl: options.docsUrl, counters, requestLimiter }));
+    registeringWebsite = false;
+  }
+  // The MCP server for AI agents (src/mcp/): its tools answer through the /v1 routes above.
+  await app.register(mcpRoutes(ctx, app));
 
   return app;
 }

@@ -8,6 +8,7 @@
  * crawl is never evidence that a posting closed.
  */
 import type { SourcePosting } from '../domain/posting.ts';
+import type { CareerSiteOptions } from './connectors/career-site.ts';
 import type { Fetcher } from './fetcher.ts';
 
 export type { CrawlTarget } from '../domain/crawl-target.ts';
@@ -23,6 +24,14 @@ export type CrawlOutcome =
       skipped: number;
       etag?: string;
       lastModified?: string;
+      /** The connector's memory of a multi-document site after this crawl, stored on the target (career_site). */
+      siteState?: unknown;
+      /**
+       * Source posting ids the source itself proved dead in this crawl (career_site: the posting's page
+       * answered 404/410 or no longer carries its JobPosting). The pipeline closes their live rows as
+       * `expired_upstream`, as a posting-URL probe would.
+       */
+      gone?: string[];
     }
   /** The source answered 304 to a conditional request: the board is exactly as last crawled. */
   | { kind: 'not_modified' };
@@ -73,16 +82,20 @@ export interface ConnectorDescriptor<Id extends string = string> {
     redistributable: boolean;
     discoveryOnly: boolean;
   };
-  /** The upstream API's base URL: its environment variable, production default and meaning. */
-  baseUrl: { env: string; default: string; description: string };
+  /**
+   * The upstream API's base URL: its environment variable, production default and meaning. Absent for
+   * a connector whose targets carry their own absolute URL (career_site: the board is the careers page).
+   */
+  baseUrl?: { env: string; default: string; description: string };
   /**
    * Hosts that are the employer's own channel for an apply link of this provider (quality gate):
    * `ats` hosts name the board in the first path segment (jobs.lever.co/{site}/...); `agency` hosts
-   * are a public agency's own site (any path).
+   * are a public agency's own site (any path); `anyAts` accepts every connector's ATS hosts as the
+   * employer's own (career_site: a company's careers page often links to its ATS board).
    */
-  applyHosts: { ats?: readonly string[]; agency?: readonly string[] };
-  /** How the replay server answers on the real API's paths. */
-  replay: {
+  applyHosts: { ats?: readonly string[]; agency?: readonly string[]; anyAts?: boolean };
+  /** How the replay server answers on the real API's paths; absent when the connector has no bundled feed. */
+  replay?: {
     /** Matches a request path; group 1 is the board (file stem) unless `file` is given. */
     pattern: RegExp;
     /** The fixture file stem for feeds whose path names no board. */
@@ -92,13 +105,21 @@ export interface ConnectorDescriptor<Id extends string = string> {
     /** Path under the replay server's URL that stands for the base URL (default: none). */
     basePath?: string;
   };
-  /** `fixtures/<id>/`: the file holding the payloads' origin and licence. */
-  fixtures: { notice: string };
-  /** The connector fetching from `baseUrl` (the setting's value, or the replay server's). */
-  create(baseUrl: string): Connector;
+  /** `fixtures/<id>/`: the file holding the payloads' origin and licence; absent without bundled feeds. */
+  fixtures?: { notice: string };
+  /**
+   * The connector fetching from `baseUrl` (the setting's value, or the replay server's; undefined for a
+   * connector without one), with the settings some connectors take (config `careerSite`).
+   */
+  create(baseUrl: string | undefined, settings: ConnectorSettings): Connector;
+}
+
+/** Settings a connector may take besides its base URL (the config's groups of the same names). */
+export interface ConnectorSettings {
+  careerSite: CareerSiteOptions;
 }
 
 /** Declare a connector's descriptor, keeping its id's literal type. */
-export function defineConnector<const Id extends string>(descriptor: ConnectorDescriptor<Id>): ConnectorDescriptor<Id> {
+export function defineConnector<const Id extends string, const D extends ConnectorDescriptor<Id>>(descriptor: D & { id: Id }): D {
   return descriptor;
 }

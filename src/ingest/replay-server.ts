@@ -42,10 +42,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import zlib from 'node:zlib';
+import type { ConnectorDescriptor } from './connector.ts';
 import { CONNECTORS, connectorDescriptor, type SourceUrls } from './connectors/registry.ts';
 
 /** The path prefix under which the USAJOBS announcement files are served (mirrors raw.githubusercontent.com). */
-export const USAJOBS_REPLAY_PREFIX = connectorDescriptor('usajobs')?.replay.basePath ?? '';
+export const USAJOBS_REPLAY_PREFIX = connectorDescriptor('usajobs')?.replay?.basePath ?? '';
 
 /**
  * A canned answer for one path, replacing the fixture:
@@ -110,8 +111,8 @@ export interface ReplayServerOptions {
   port?: number;
 }
 
-/** One route per connector: its fixture folder is `<fixturesDir>/<provider>/`. */
-const ROUTES = CONNECTORS.map((c) => ({ provider: c.id as string, ...c.replay }));
+/** One route per connector with a bundled feed: its fixture folder is `<fixturesDir>/<provider>/`. */
+const ROUTES = CONNECTORS.flatMap((c: ConnectorDescriptor) => (c.replay ? [{ provider: c.id, ...c.replay }] : []));
 
 interface Payload {
   /** The decompressed bytes, read from the file for each full answer. */
@@ -299,7 +300,7 @@ export async function startReplayServer(options: ReplayServerOptions): Promise<R
 
   return {
     url,
-    baseUrls: Object.fromEntries(CONNECTORS.map((c) => [c.id, `${url}${c.replay.basePath ?? ''}`])) as SourceUrls,
+    baseUrls: Object.fromEntries(CONNECTORS.flatMap((c: ConnectorDescriptor) => (c.baseUrl ? [[c.id, `${url}${c.replay?.basePath ?? ''}`]] : []))) as SourceUrls,
     requests,
     pageUrl: (postingUrl: string) => `${url}${postingPagePath(postingUrl)}`,
     pagePath: postingPagePath,

@@ -101,14 +101,17 @@ export type KeyUsageRow = Pick<ApiKeyRow, 'id' | 'account_id' | 'key_prefix' | '
   used: number | null;
 };
 
-/** Every key, newest first, with its usage in the month starting `periodStart` (`YYYY-MM-01`). */
-export async function listKeysWithUsage(db: Kysely<DB>, periodStart: string): Promise<KeyUsageRow[]> {
-  return db
+/**
+ * Every key (or only the keys of `accountId`), newest first, with its usage in the month starting
+ * `periodStart` (`YYYY-MM-01`).
+ */
+export async function listKeysWithUsage(db: Kysely<DB>, periodStart: string, accountId?: string): Promise<KeyUsageRow[]> {
+  let query = db
     .selectFrom('api_keys')
     .leftJoin('record_usage as u', (join) => join.onRef('u.api_key_id', '=', 'api_keys.id').on('u.period_start', '=', periodStart))
-    .select(['id', 'account_id', 'key_prefix', 'name', 'plan_id', 'country_lock', 'status', 'created_at', 'expires_at', 'last_used_at', 'u.used'])
-    .orderBy('created_at', 'desc')
-    .execute();
+    .select(['id', 'account_id', 'key_prefix', 'name', 'plan_id', 'country_lock', 'status', 'created_at', 'expires_at', 'last_used_at', 'u.used']);
+  if (accountId !== undefined) query = query.where('account_id', '=', accountId);
+  return query.orderBy('created_at', 'desc').execute();
 }
 
 /** Set `last_used_at` to `now` unless it is later than `staleBefore`. Returns whether the row was written. */

@@ -14,6 +14,7 @@ import { connectRedis, waitForRedis, type CounterStore } from '../../src/access/
 import type { Clock } from '../../src/access/periods.ts';
 import { buildApp } from '../../src/http/app.ts';
 import type { ReportSettings } from '../../src/reports/snapshots.ts';
+import type { SiteOptions } from '../../src/site/site.ts';
 import { createApiKey, type CreatedKey } from '../../src/access/api-keys.ts';
 import { cursorSecret } from '../../src/store/settings.ts';
 import { validatingInject } from './contract.ts';
@@ -36,6 +37,8 @@ export interface TestAppOptions {
   /** Validate every `app.inject` response against the served OpenAPI document (default true). */
   contract?: boolean;
   reports?: ReportSettings;
+  /** The website (absent: none, as in most tests). */
+  site?: SiteOptions;
 }
 
 /** The keyless burst of test apps unless a test asks for another. */
@@ -68,6 +71,7 @@ export async function buildTestApp(t: TestDatabase, options: TestAppOptions = {}
     trustProxyHops: options.trustProxyHops,
     keylessBurst: options.keylessBurst ?? TEST_KEYLESS_BURST,
     reports: options.reports,
+    site: options.site,
   });
   if (options.contract !== false) validatingInject(app);
   if (redis) {

@@ -7,7 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { CompanyEnvelopeSchema, CompanyPageSchema, type CompanyPage } from '../../domain/company.ts';
 import { CursorError } from '../../domain/cursor.ts';
-import { ApiError } from '../../domain/errors.ts';
+import { ApiError, quoteValue } from '../../domain/errors.ts';
 import { currentSlugFor, findCompany, listCompanies, type CompanyPosition } from '../../store/company-directory.ts';
 import type { AppContext } from '../context.ts';
 import { KEYLESS_MAX_LIMIT, type Surface } from '../endpoints.ts';
@@ -69,7 +69,7 @@ function directoryContextOf(request: FastifyRequest, surface: Surface): Director
 
 function notFound(slug: string, keyless: boolean): ApiError {
   const where = keyless ? '/public/companies?q=<name>' : '/v1/companies?q=<name>';
-  return new ApiError('not_found', `No company has the slug "${slug}". Slugs can change: re-resolve with ${where}.`);
+  return new ApiError('not_found', `No company has the slug ${quoteValue(slug)}. Slugs can change: re-resolve with ${where}.`);
 }
 
 /** 301 to the current slug, never cached (spec: "answers 301 with the current slug in Location, never cached"). */
@@ -93,7 +93,7 @@ export function keyedCompanyRoutes(ctx: AppContext) {
     security: [{ bearerAuth: [] }],
     query: keyedDirectoryQuery,
     context: (request) => directoryContextOf(request, 'keyed'),
-    response: { 200: CompanyPageSchema, ...errorResponses(401, 402, 422, 429, 500, 503) },
+    response: { 200: CompanyPageSchema, ...errorResponses(400, 401, 402, 422, 429, 500, 503) },
   });
 
   return async (app: FastifyInstance) => {
@@ -124,7 +124,7 @@ export function keyedCompanyRoutes(ctx: AppContext) {
           summary: 'One employer by slug; a retired slug answers 301',
           security: [{ bearerAuth: [] }],
           params: SlugParams,
-          response: { 200: CompanyEnvelopeSchema, 301: MovedResponse, ...errorResponses(401, 402, 404, 429, 500, 503) },
+          response: { 200: CompanyEnvelopeSchema, 301: MovedResponse, ...errorResponses(400, 401, 402, 404, 429, 500, 503) },
         },
       },
       async (request, reply) => {
@@ -155,7 +155,7 @@ export function keylessCompanyRoutes(ctx: AppContext) {
     security: [],
     query: keylessDirectoryQuery,
     context: (request) => directoryContextOf(request, 'keyless'),
-    response: { 200: CompanyPageSchema, ...errorResponses(402, 422, 429, 500, 503) },
+    response: { 200: CompanyPageSchema, ...errorResponses(400, 402, 422, 429, 500, 503) },
   });
 
   return async (app: FastifyInstance) => {
@@ -178,7 +178,7 @@ export function keylessCompanyRoutes(ctx: AppContext) {
           summary: 'One employer by slug; a retired slug answers 301',
           security: [],
           params: SlugParams,
-          response: { 200: CompanyEnvelopeSchema, 301: MovedResponse, ...errorResponses(404, 429, 500, 503) },
+          response: { 200: CompanyEnvelopeSchema, 301: MovedResponse, ...errorResponses(400, 404, 429, 500, 503) },
         },
       },
       async (request, reply) => {

@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { ApiError } from '../../domain/errors.ts';
+import { ApiError, quoteValue } from '../../domain/errors.ts';
 import { JobEnvelopeSchema, JobPageSchema, type JobPage } from '../../domain/job.ts';
 import type { JobFilter } from '../../domain/listing-filter.ts';
 import { findJob, listJobs, type ListPage } from '../../store/job-queries.ts';
@@ -38,7 +38,7 @@ async function pageBody(ctx: AppContext, listing: JobsRequest, rows: ListPage['r
 }
 
 function notFound(id: string): ApiError {
-  return new ApiError('not_found', `No served job has the id or slug "${id}".`);
+  return new ApiError('not_found', `No served job has the id or slug ${quoteValue(id)}.`);
 }
 
 /** `/v1/jobs` and `/v1/jobs/{id}`; register inside the authenticated scope. */
@@ -61,7 +61,7 @@ export function keyedJobRoutes(ctx: AppContext) {
     security: [{ bearerAuth: [] }],
     params: JobIdParams,
     query: jobQuery,
-    response: { 200: JobEnvelopeSchema, ...errorResponses(401, 402, 404, 422, 429, 500, 503) },
+    response: { 200: JobEnvelopeSchema, ...errorResponses(400, 401, 402, 404, 422, 429, 500, 503) },
   });
 
   return async (app: FastifyInstance) => {
@@ -123,7 +123,7 @@ export function keylessJobRoutes(ctx: AppContext) {
           summary: 'One live listing by uuid or slug, description included',
           security: [],
           params: JobIdParams,
-          response: { 200: JobEnvelopeSchema, ...errorResponses(404, 429, 500, 503) },
+          response: { 200: JobEnvelopeSchema, ...errorResponses(400, 404, 429, 500, 503) },
         },
       },
       async (request) => {

@@ -27,10 +27,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import zlib from 'node:zlib';
+import type { ConnectorId } from '../src/ingest/connectors/registry.ts';
 
 /** One demo crawl target as written to `fixtures/manifest.json`. */
 interface ManifestEntry {
-  provider: 'ashby' | 'greenhouse' | 'lever' | 'usajobs' | 'remotive' | 'himalayas' | 'arbeitnow';
+  provider: ConnectorId;
   /** Board token / site / file stem exactly as the source API spells it. */
   board: string;
   /** Display name of the employer, for sources whose payloads carry none. */

@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/config.ts';
 import type { Job } from '../src/domain/job.ts';
 import { loadFxRates } from '../src/enrich/fx.ts';
-import { createConnectors } from '../src/ingest/connectors/index.ts';
+import { createConnectors } from '../src/ingest/connectors/registry.ts';
 import { createFetcher, type GuardedFetcher } from '../src/ingest/fetcher.ts';
 import { crawlTargets, type CrawlReport, type PipelineDeps } from '../src/ingest/pipeline.ts';
 import { listTargets, upsertTarget } from '../src/store/crawl-targets.ts';

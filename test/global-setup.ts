@@ -16,6 +16,7 @@ import type { TestProject } from 'vitest/node';
 import { connect, openDatabase, type Database } from '../src/store/database.ts';
 import { replayPipeline } from './helpers/corpus.ts';
 import { migrate } from '../src/store/migrate.ts';
+import { registerProviders } from '../src/ingest/connectors/registry.ts';
 import { freePort } from './helpers/ports.ts';
 
 declare module 'vitest' {
@@ -74,6 +75,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   try {
     await admin.query(`CREATE DATABASE ${admin.escapeIdentifier(template)}`);
     await migrate(withDatabase(adminUrl, template));
+    const migrated = connect(withDatabase(adminUrl, template), { statementTimeoutMs: 0, maxConnections: 1 });
+    await registerProviders(migrated.db);
+    await migrated.db.destroy();
 
     // The bundled real feeds, imported once through the production path, for every test that needs them.
     const corpus = `${template}_corpus`;

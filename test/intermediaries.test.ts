@@ -12,7 +12,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../src/domain/job.ts';
 import { loadFxRates } from '../src/enrich/fx.ts';
-import { createConnectors } from '../src/ingest/connectors/index.ts';
+import { createConnectors } from '../src/ingest/connectors/registry.ts';
 import { createFetcher } from '../src/ingest/fetcher.ts';
 import { crawlTargets } from '../src/ingest/pipeline.ts';
 import { startReplayServer, type ReplayServer } from '../src/ingest/replay-server.ts';

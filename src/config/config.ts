@@ -9,11 +9,10 @@
  */
 import path from 'node:path';
 import { Type, type StaticDecode, type TSchema } from 'typebox';
+import { sourceSettings } from '../ingest/connectors/registry.ts';
 import { Setting, defaultText, isSetting, readSetting, type SettingMeta } from './setting.ts';
 
 export { ConfigError } from './setting.ts';
-
-const SOURCE_ONLY_DISCOVERY = '(discovery only: its rows are never served)';
 
 /** The configuration schema: groups are `Type.Object`s, leaves are settings. Order is the README's. */
 export const ConfigSchema = Type.Object({
@@ -173,19 +172,8 @@ export const ConfigSchema = Type.Object({
       description: 'Pause between two requests to one career site, in milliseconds; a longer robots.txt Crawl-delay wins.',
     }),
   }),
-  /** Base URL of each connector's upstream API. */
-  sources: Type.Object({
-    ashby: Setting.url('JOBLEDGER_ASHBY_BASE_URL', { default: 'https://api.ashbyhq.com', description: 'Ashby posting API base URL.' }),
-    greenhouse: Setting.url('JOBLEDGER_GREENHOUSE_BASE_URL', { default: 'https://boards-api.greenhouse.io', description: 'Greenhouse job board API base URL.' }),
-    lever: Setting.url('JOBLEDGER_LEVER_BASE_URL', { default: 'https://api.lever.co', description: 'Lever postings API base URL.' }),
-    usajobs: Setting.url('JOBLEDGER_USAJOBS_BASE_URL', {
-      default: 'https://raw.githubusercontent.com/abigailhaddad/usajobs_historical/main/tracking/public/data/raw_jobs',
-      description: 'Base URL of the USAJOBS announcement files (one JSON array per department).',
-    }),
-    remotive: Setting.url('JOBLEDGER_REMOTIVE_BASE_URL', { default: 'https://remotive.com', description: `Remotive job-board API base URL ${SOURCE_ONLY_DISCOVERY}.` }),
-    himalayas: Setting.url('JOBLEDGER_HIMALAYAS_BASE_URL', { default: 'https://himalayas.app', description: `Himalayas job-board API base URL ${SOURCE_ONLY_DISCOVERY}.` }),
-    arbeitnow: Setting.url('JOBLEDGER_ARBEITNOW_BASE_URL', { default: 'https://www.arbeitnow.com', description: `Arbeitnow job-board API base URL ${SOURCE_ONLY_DISCOVERY}.` }),
-  }),
+  /** Base URL of each connector's upstream API, from each connector's descriptor. */
+  sources: sourceSettings(),
   /** The website: sign-in, e-mail, human verification (docs/website.md). */
   site: Type.Object({
     /** Absolute base of links in e-mails; https makes the session cookie Secure. Unset: http://localhost:<PORT>. */

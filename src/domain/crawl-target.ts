@@ -3,20 +3,15 @@
  * applicant-tracking system, a company's own careers page, a public employment agency ...").
  */
 
-/**
- * Provider ids of the built-in connectors; also the `source` value of the rows they produce.
- * `remotive`, `himalayas` and `arbeitnow` are job-board / aggregator feeds: discovery-only providers
- * whose rows are stored withheld and never served (migration 007).
- */
-export type ConnectorId = 'ashby' | 'greenhouse' | 'lever' | 'usajobs' | 'remotive' | 'himalayas' | 'arbeitnow' | 'career_site';
-
-export const CONNECTOR_IDS: readonly ConnectorId[] = ['ashby', 'greenhouse', 'lever', 'usajobs', 'remotive', 'himalayas', 'arbeitnow', 'career_site'];
-
 /** One thing to crawl, as stored in the `crawl_targets` table. */
 export interface CrawlTarget {
   /** Stable id, `<provider>:<board>` (e.g. `ashby:1password`). */
   id: string;
-  providerId: ConnectorId;
+  /**
+   * The connector's id (the `providers` row): one of ingest/connectors/registry.ts CONNECTOR_IDS,
+   * checked where a target enters (the CLI, the manifest); the domain does not know the connectors.
+   */
+  providerId: string;
   /** Board token (Ashby, Greenhouse), site name (Lever), announcement file (USAJOBS) or careers URL (career_site). */
   board: string;
   /** Display name of the employer when the payload has none (Ashby and Lever do not carry one). */

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Kysely } from 'kysely';
-import { CONNECTOR_IDS, type ConnectorId } from '../domain/crawl-target.ts';
+import { isConnectorId } from './connectors/registry.ts';
 import { listTargets, upsertTarget } from '../store/crawl-targets.ts';
 import type { CrawlTargetRow, DB } from '../store/schema.ts';
 
@@ -29,8 +29,8 @@ export async function seedBundledTargets(db: Kysely<DB>): Promise<CrawlTargetRow
   const manifest = JSON.parse(await readFile(path.join(FIXTURES_DIR, 'manifest.json'), 'utf8')) as ManifestEntry[];
   const ids: string[] = [];
   for (const entry of manifest) {
-    if (!CONNECTOR_IDS.includes(entry.provider as ConnectorId)) throw new Error(`fixtures/manifest.json names an unknown provider "${entry.provider}"`);
-    ids.push(await upsertTarget(db, { providerId: entry.provider as ConnectorId, board: entry.board, companyName: entry.company, companyDomain: entry.domain }));
+    if (!isConnectorId(entry.provider)) throw new Error(`fixtures/manifest.json names an unknown provider "${entry.provider}"`);
+    ids.push(await upsertTarget(db, { providerId: entry.provider, board: entry.board, companyName: entry.company, companyDomain: entry.domain }));
   }
   return listTargets(db, { ids });
 }

@@ -8,10 +8,12 @@
  * crawl is never evidence that a posting closed.
  */
 import type { SourcePosting } from '../domain/posting.ts';
+import type { CareerSiteOptions } from './connectors/career-site.ts';
 import type { Fetcher } from './fetcher.ts';
 
-export type { ConnectorId, CrawlTarget } from '../domain/crawl-target.ts';
-import type { ConnectorId, CrawlTarget } from '../domain/crawl-target.ts';
+export type { CrawlTarget } from '../domain/crawl-target.ts';
+import type { CrawlTarget } from '../domain/crawl-target.ts';
+export type { ConnectorId } from './connectors/registry.ts';
 
 /** Outcome of a crawl whose answer was well formed. */
 export type CrawlOutcome =
@@ -49,7 +51,8 @@ export class CrawlError extends Error {
 }
 
 export interface Connector {
-  readonly id: ConnectorId;
+  /** The connector's id (its descriptor's), also the `source` of its rows. */
+  readonly id: string;
   /** The board URL this connector fetches for `target`, under its configured base URL. */
   boardUrl(target: CrawlTarget): string;
   /**
@@ -57,4 +60,66 @@ export interface Connector {
    * @throws CrawlError when the answer is unusable.
    */
   crawl(target: CrawlTarget, fetcher: Fetcher): Promise<CrawlOutcome>;
+}
+
+/**
+ * Everything the rest of the service needs to know about one connector, exported as `descriptor` by
+ * its module `connectors/<id>.ts`; `connectors/registry.ts` derives the id list, the base-URL settings,
+ * the `providers` rows, the quality gate's apply hosts, the replay server's routes and the README list
+ * from these (after supabase/storage's registry of self-describing job classes).
+ */
+export interface ConnectorDescriptor<Id extends string = string> {
+  /** Provider id: the `source` of its rows, the `<provider>` of `<provider>:<board>` target ids. */
+  id: Id;
+  /** Its row of the `providers` table (upserted at start, see store/providers.ts). */
+  provider: {
+    label: string;
+    /** Spec: Job.provider_type (legacy vocabulary). */
+    providerClass: 'employer_ats' | 'government' | 'direct' | 'aggregator';
+    /** Spec: Job.source_type, the default of its rows. */
+    sourceType: 'ats' | 'career_site' | 'public_agency' | 'aggregator' | 'agency' | 'unknown';
+    /** Served rows; false with discoveryOnly for job boards (stored withheld, never served). */
+    redistributable: boolean;
+    discoveryOnly: boolean;
+  };
+  /**
+   * The upstream API's base URL: its environment variable, production default and meaning. Absent for
+   * a connector whose targets carry their own absolute URL (career_site: the board is the careers page).
+   */
+  baseUrl?: { env: string; default: string; description: string };
+  /**
+   * Hosts that are the employer's own channel for an apply link of this provider (quality gate):
+   * `ats` hosts name the board in the first path segment (jobs.lever.co/{site}/...); `agency` hosts
+   * are a public agency's own site (any path); `anyAts` accepts every connector's ATS hosts as the
+   * employer's own (career_site: a company's careers page often links to its ATS board).
+   */
+  applyHosts: { ats?: readonly string[]; agency?: readonly string[]; anyAts?: boolean };
+  /** How the replay server answers on the real API's paths; absent when the connector has no bundled feed. */
+  replay?: {
+    /** Matches a request path; group 1 is the board (file stem) unless `file` is given. */
+    pattern: RegExp;
+    /** The fixture file stem for feeds whose path names no board. */
+    file?: string;
+    /** Body of the 404 for an unknown board, in the spirit of the real API. */
+    notFound: unknown;
+    /** Path under the replay server's URL that stands for the base URL (default: none). */
+    basePath?: string;
+  };
+  /** `fixtures/<id>/`: the file holding the payloads' origin and licence; absent without bundled feeds. */
+  fixtures?: { notice: string };
+  /**
+   * The connector fetching from `baseUrl` (the setting's value, or the replay server's; undefined for a
+   * connector without one), with the settings some connectors take (config `careerSite`).
+   */
+  create(baseUrl: string | undefined, settings: ConnectorSettings): Connector;
+}
+
+/** Settings a connector may take besides its base URL (the config's groups of the same names). */
+export interface ConnectorSettings {
+  careerSite: CareerSiteOptions;
+}
+
+/** Declare a connector's descriptor, keeping its id's literal type. */
+export function defineConnector<const Id extends string, const D extends ConnectorDescriptor<Id>>(descriptor: D & { id: Id }): D {
+  return descriptor;
 }

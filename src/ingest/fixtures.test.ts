@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createConnectors } from './connectors/index.ts';
+import { createConnectors } from './connectors/registry.ts';
 import { FIXTURES, readFixture, readManifest, targetOf } from '../../test/helpers/fixtures.ts';
 
 function filesUnder(dir: string): string[] {

@@ -176,7 +176,7 @@ async function crawlLeased(deps: PipelineDeps, providers: Map<string, ProviderIn
   const startedAt = clock();
   const target: CrawlTarget = toCrawlTarget(row);
   const log = deps.log.child({ target: target.id });
-  const connector = deps.connectors[target.providerId];
+  const connector = (deps.connectors as Readonly<Record<string, Connector | undefined>>)[target.providerId];
   const provider = providers.get(target.providerId);
   const absence = deps.absence ?? DEFAULT_ABSENCE_POLICY;
   const elapsed = () => clock().getTime() - startedAt.getTime();

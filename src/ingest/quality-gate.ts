@@ -19,6 +19,7 @@
  */
 import type { NormalizedJob } from '../domain/posting.ts';
 import { OPTOUT_RULE_ID, type QualityVerdict } from '../domain/quality.ts';
+import { applyHosts } from './connectors/registry.ts';
 
 /** Clock skew tolerated before a `posted_at` counts as future: 10 minutes. */
 export const FUTURE_TOLERANCE_MS = 10 * 60 * 1000;
@@ -36,21 +37,6 @@ export interface GateContext {
   optedOut?: boolean;
   now: Date;
 }
-
-/**
- * ATS hosts per provider and how a URL names its board: the first path segment
- * (jobs.ashbyhq.com/{board}/..., jobs.lever.co/{site}/..., boards.greenhouse.io/{token}/...).
- */
-const ATS_HOSTS: Readonly<Record<string, readonly string[]>> = {
-  ashby: ['jobs.ashbyhq.com'],
-  lever: ['jobs.lever.co', 'jobs.eu.lever.co'],
-  greenhouse: ['boards.greenhouse.io', 'job-boards.greenhouse.io', 'job-boards.eu.greenhouse.io'],
-};
-
-/** Hosts of public agencies that are the employer's own channel (USAJOBS is the US federal hiring site). */
-const AGENCY_HOSTS: Readonly<Record<string, readonly string[]>> = {
-  usajobs: ['usajobs.gov'],
-};
 
 /** Job boards and aggregators whose links are never an employer's own application page. */
 const JOB_BOARD_HOSTS: readonly string[] = [
@@ -101,13 +87,16 @@ export function judgePosting(job: NormalizedJob, ctx: GateContext): QualityVerdi
   const jobBoard = JOB_BOARD_HOSTS.find((d) => hostMatches(host, d));
   if (jobBoard) return { verdict: 'quality_removed', ruleId: 'apply_url.job_board', matchedHost: host };
 
-  const atsHosts = ATS_HOSTS[ctx.providerId] ?? [];
-  const onAts = atsHosts.some((d) => hostMatches(host, d));
+  // Each connector's descriptor declares its hosts: ATS hosts name the board in the first path
+  // segment (jobs.ashbyhq.com/{board}/..., jobs.lever.co/{site}/...); agency hosts are a public
+  // agency's own site (usajobs.gov).
+  const hosts = applyHosts(ctx.providerId);
+  const onAts = hosts.ats.some((d) => hostMatches(host, d));
   if (onAts && firstSegment(url) !== board) {
     return { verdict: 'quality_removed', ruleId: 'apply_url.other_board', matchedHost: host };
   }
-  const onAnyAts = ctx.providerId === 'career_site' && Object.values(ATS_HOSTS).some((hosts) => hosts.some((d) => hostMatches(host, d)));
-  const onAgency = (AGENCY_HOSTS[ctx.providerId] ?? []).some((d) => hostMatches(host, d));
+  const onAnyAts = hosts.anyAts.some((d) => hostMatches(host, d));
+  const onAgency = hosts.agency.some((d) => hostMatches(host, d));
   const onOwnDomain = ctx.companyDomain !== undefined && hostMatches(host, ctx.companyDomain.toLowerCase());
   if (ctx.companyDomain !== undefined && !onAts && !onAnyAts && !onAgency && !onOwnDomain) {
     return { verdict: 'quality_removed', ruleId: 'apply_url.not_employer', matchedHost: host };

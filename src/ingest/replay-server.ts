@@ -4,7 +4,8 @@
  * replayed from recorded payloads through a loopback HTTP server, so the real fetch path runs"). The
  * demo import and the tests use it; production never does.
  *
- * Routes (method GET or HEAD; the query string is ignored but recorded):
+ * Routes (method GET or HEAD; the query string is ignored but recorded), one per connector from its
+ * descriptor's `replay` (connectors/registry.ts), today:
  * | path | serves | real API |
  * |---|---|---|
  * | `/posting-api/job-board/:board` | `ashby/<board>.json.gz` (board URL-decoded) | api.ashbyhq.com |
@@ -18,7 +19,7 @@
  * | `/pages/:host/:path...` | a posting's own public page: 200 with a small HTML page | the posting URL `https://:host/:path...` |
  *
  * So the demo's USAJOBS base URL is `<replay url>/abigailhaddad/usajobs_historical/main/tracking/public/data/raw_jobs`
- * ({@link ReplayServer.baseUrls} carries all four).
+ * ({@link ReplayServer.baseUrls} carries one per connector: the server's URL plus the descriptor's `replay.basePath`).
  *
  * Each payload is served decompressed, byte for byte as recorded, as `application/json` with a strong
  * `ETag` (SHA-256 of the bytes) and `Last-Modified` (the fixture file's mtime); a matching
@@ -41,10 +42,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import type { SourceBaseUrls } from '../config/config.ts';
+import type { ConnectorDescriptor } from './connector.ts';
+import { CONNECTORS, connectorDescriptor, type SourceUrls } from './connectors/registry.ts';
 
 /** The path prefix under which the USAJOBS announcement files are served (mirrors raw.githubusercontent.com). */
-export const USAJOBS_REPLAY_PREFIX = '/abigailhaddad/usajobs_historical/main/tracking/public/data/raw_jobs';
+export const USAJOBS_REPLAY_PREFIX = connectorDescriptor('usajobs')?.replay?.basePath ?? '';
 
 /**
  * A canned answer for one path, replacing the fixture:
@@ -75,7 +77,7 @@ export interface ReplayServer {
   /** `http://127.0.0.1:<port>` (no trailing slash). */
   url: string;
   /** Base URLs to give the connectors (config `sources`) so they fetch from this server. */
-  baseUrls: SourceBaseUrls;
+  baseUrls: SourceUrls;
   /** Stop listening, cut open connections and cancel delayed answers. */
   close(): Promise<void>;
   /** Every request received so far (tests may clear it with `requests.length = 0`). */
@@ -109,29 +111,8 @@ export interface ReplayServerOptions {
   port?: number;
 }
 
-type Provider = keyof SourceBaseUrls;
-
-interface Route {
-  provider: Provider;
-  pattern: RegExp;
-  notFound: unknown;
-  /** For feeds without a board in the path: the fixture file stem to serve. */
-  file?: string;
-}
-
-const ROUTES: readonly Route[] = [
-  { provider: 'ashby', pattern: /^\/posting-api\/job-board\/([^/]+)\/?$/, notFound: { success: false, errors: ['job board not found'] } },
-  { provider: 'greenhouse', pattern: /^\/v1\/boards\/([^/]+)\/jobs\/?$/, notFound: { status: 404, error: 'Job board not found' } },
-  { provider: 'lever', pattern: /^\/v0\/postings\/([^/]+)\/?$/, notFound: { ok: false, error: 'Document not found' } },
-  {
-    provider: 'usajobs',
-    pattern: new RegExp(`^${USAJOBS_REPLAY_PREFIX.replace(/[.]/g, '\\.')}/([^/]+)\\.json$`),
-    notFound: { error: '404: Not Found' },
-  },
-  { provider: 'remotive', pattern: /^\/api\/remote-jobs\/?$/, notFound: { error: 'not found' }, file: 'remote-jobs' },
-  { provider: 'himalayas', pattern: /^\/jobs\/api\/?$/, notFound: { error: 'not found' }, file: 'jobs' },
-  { provider: 'arbeitnow', pattern: /^\/api\/job-board-api\/?$/, notFound: { message: 'Not Found' }, file: 'job-board-api' },
-];
+/** One route per connector with a bundled feed: its fixture folder is `<fixturesDir>/<provider>/`. */
+const ROUTES = CONNECTORS.flatMap((c: ConnectorDescriptor) => (c.replay ? [{ provider: c.id, ...c.replay }] : []));
 
 interface Payload {
   /** The decompressed bytes, read from the file for each full answer. */
@@ -175,7 +156,7 @@ export async function startReplayServer(options: ReplayServerOptions): Promise<R
   // 45 MiB for the life of `serve --demo`, whose worker asks for them again only every few hours.
   const cache = new Map<string, Payload>();
 
-  async function loadPayload(provider: Provider, name: string): Promise<Payload | null> {
+  async function loadPayload(provider: string, name: string): Promise<Payload | null> {
     for (const file of [path.join(fixturesDir, provider, `${name}.json.gz`), path.join(fixturesDir, provider, `${name}.json`)]) {
       let stat;
       try {
@@ -319,7 +300,7 @@ export async function startReplayServer(options: ReplayServerOptions): Promise<R
 
   return {
     url,
-    baseUrls: { ashby: url, greenhouse: url, lever: url, usajobs: `${url}${USAJOBS_REPLAY_PREFIX}`, remotive: url, himalayas: url, arbeitnow: url },
+    baseUrls: Object.fromEntries(CONNECTORS.flatMap((c: ConnectorDescriptor) => (c.baseUrl ? [[c.id, `${url}${c.replay?.basePath ?? ''}`]] : []))) as SourceUrls,
     requests,
     pageUrl: (postingUrl: string) => `${url}${postingPagePath(postingUrl)}`,
     pagePath: postingPagePath,

@@ -5,7 +5,7 @@
 import { SingleBar, Presets } from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { configText, ConfigError } from '../config/config.ts';
-import { CONNECTOR_IDS, type ConnectorId } from '../domain/crawl-target.ts';
+import { CONNECTOR_IDS, isConnectorId, type ConnectorId } from '../ingest/connectors/registry.ts';
 import { bareDomain } from '../domain/domain-name.ts';
 import { createApiKey, KeyInputError, listApiKeys, renameApiKey, revokeApiKey, rotateApiKey } from '../access/api-keys.ts';
 import { clearValidators, listTargets, upsertTarget } from '../store/crawl-targets.ts';
@@ -33,8 +33,8 @@ function futureDate(value: string): Date {
 }
 
 function provider(value: string): ConnectorId {
-  if (!CONNECTOR_IDS.includes(value as ConnectorId)) throw new InvalidArgumentError(`expected one of ${CONNECTOR_IDS.join(', ')}`);
-  return value as ConnectorId;
+  if (!isConnectorId(value)) throw new InvalidArgumentError(`expected one of ${CONNECTOR_IDS.join(', ')}`);
+  return value;
 }
 
 function positiveInteger(value: string): number {

@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { CareerSiteConfig, FetchConfig, SourceBaseUrls } from '../config/config.ts';
 import { loadFxRates } from '../enrich/fx.ts';
-import { createConnectors } from '../ingest/connectors/index.ts';
+import { createConnectors } from '../ingest/connectors/registry.ts';
 import { createFetcher } from '../ingest/fetcher.ts';
 import { crawlTargets, type CrawlReport } from '../ingest/pipeline.ts';
 import { createPostingProbe } from '../ingest/posting-probe.ts';

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { loadConfig, type Config } from '../config/config.ts';
 import { openDatabase, type Database } from '../store/database.ts';
 import { migrate } from '../store/migrate.ts';
+import { registerProviders } from '../ingest/connectors/registry.ts';
 import { createLogger } from './logger.ts';
 
 export interface Runtime {
@@ -35,6 +36,7 @@ export async function openRuntime(options: { statementTimeout?: 'api' | 'ingest'
   try {
     // JOBLEDGER_TEST_PAUSE_MIGRATION is the fault tests' hook (a kill inside a migration), not a setting.
     await migrate(database.connectionString, log, { pauseAfter: process.env.JOBLEDGER_TEST_PAUSE_MIGRATION || undefined });
+    await registerProviders(database.db);
   } catch (error) {
     await database.close();
     throw error;

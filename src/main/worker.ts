@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { Config, FetchConfig, SourceBaseUrls } from '../config/config.ts';
 import { loadFxRates } from '../enrich/fx.ts';
 import { seedBundledTargets } from '../ingest/bundled-feeds.ts';
-import { createConnectors } from '../ingest/connectors/index.ts';
+import { createConnectors } from '../ingest/connectors/registry.ts';
 import { startCrawlWorker } from '../ingest/crawl-worker.ts';
 import { createFetcher } from '../ingest/fetcher.ts';
 import type { PipelineDeps } from '../ingest/pipeline.ts';

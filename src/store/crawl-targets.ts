@@ -2,11 +2,11 @@
  * The crawl-target repository: which boards and feeds the worker reads, and how each crawl went.
  */
 import { sql, type Kysely, type SqlBool } from 'kysely';
-import type { ConnectorId, CrawlTarget } from '../domain/crawl-target.ts';
+import type { CrawlTarget } from '../domain/crawl-target.ts';
 import type { CrawlTargetRow, DB } from './schema.ts';
 
 export interface TargetInput {
-  providerId: ConnectorId;
+  providerId: string;
   board: string;
   companyName?: string;
   companyDomain?: string;
@@ -170,7 +170,7 @@ export async function withHostSlot<T>(db: Kysely<DB>, host: string, slots: numbe
 export function toCrawlTarget(row: CrawlTargetRow): CrawlTarget {
   return {
     id: row.id,
-    providerId: row.provider_id as ConnectorId,
+    providerId: row.provider_id,
     board: row.board,
     companyName: row.company_name ?? undefined,
     companyDomain: row.company_domain ?? undefined,

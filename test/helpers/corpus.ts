@@ -8,7 +8,7 @@ import pino from 'pino';
 import { loadConfig } from '../../src/config/config.ts';
 import { FIXTURES_DIR, seedBundledTargets } from '../../src/ingest/bundled-feeds.ts';
 import { loadFxRates } from '../../src/enrich/fx.ts';
-import { createConnectors } from '../../src/ingest/connectors/index.ts';
+import { createConnectors } from '../../src/ingest/connectors/registry.ts';
 import { createFetcher } from '../../src/ingest/fetcher.ts';
 import { crawlTargets, type CrawlReport, type PipelineDeps } from '../../src/ingest/pipeline.ts';
 import { createPostingProbe } from '../../src/ingest/posting-probe.ts';

@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 import type { FieldSources } from '../../src/domain/field-sources.ts';
 import type { NormalizedJob } from '../../src/domain/posting.ts';
 import type { QualityVerdict } from '../../src/domain/quality.ts';
-import type { ConnectorId } from '../../src/domain/crawl-target.ts';
+import type { ConnectorId } from '../../src/ingest/connectors/registry.ts';
 import type { CrawlCounts } from '../../src/domain/lifecycle.ts';
 import { applyCrawl } from '../../src/store/ledger.ts';
 import { upsertTarget } from '../../src/store/crawl-targets.ts';

@@ -18,7 +18,7 @@
  * | `tags[0]` | `hints.department` |
  */
 import type { SourcePosting } from '../../domain/posting.ts';
-import type { Connector, CrawlOutcome, CrawlTarget } from '../connector.ts';
+import { defineConnector, type Connector, type CrawlOutcome, type CrawlTarget } from '../connector.ts';
 import type { Fetcher } from '../fetcher.ts';
 import { boardList, compact, fetchBoard, fetched, finite, isoFromEpochMs, isRecord, mapPostings, text, trimBase } from './common.ts';
 
@@ -73,3 +73,22 @@ export function createArbeitnowConnector(baseUrl: string): Connector {
     },
   };
 }
+
+/** The Arbeitnow connector's descriptor (connectors/registry.ts). */
+export const descriptor = defineConnector({
+  id: 'arbeitnow',
+  provider: { label: 'Arbeitnow', providerClass: 'aggregator', sourceType: 'aggregator', redistributable: false, discoveryOnly: true },
+  baseUrl: {
+    env: 'JOBLEDGER_ARBEITNOW_BASE_URL',
+    default: 'https://www.arbeitnow.com',
+    description: 'Arbeitnow job-board API base URL (discovery only: its rows are never served).',
+  },
+  applyHosts: {},
+  replay: {
+    pattern: /^\/api\/job-board-api\/?$/,
+    file: 'job-board-api',
+    notFound: { message: 'Not Found' },
+  },
+  fixtures: { notice: 'README.md' },
+  create: createArbeitnowConnector,
+});

@@ -30,7 +30,7 @@
  */
 import type { SalaryPeriod } from '../../domain/vocabulary.ts';
 import type { SourceLocation, SourcePosting, SourceSalary } from '../../domain/posting.ts';
-import type { Connector, CrawlOutcome, CrawlTarget } from '../connector.ts';
+import { defineConnector, type Connector, type CrawlOutcome, type CrawlTarget } from '../connector.ts';
 import type { Fetcher } from '../fetcher.ts';
 import { boardList, companyOf, compact, fetchBoard, fetched, finite, isoInstant, isRecord, mapPostings, text, trimBase } from './common.ts';
 
@@ -128,3 +128,21 @@ export function createAshbyConnector(baseUrl: string): Connector {
     },
   };
 }
+
+/** The Ashby connector's descriptor (connectors/registry.ts). */
+export const descriptor = defineConnector({
+  id: 'ashby',
+  provider: { label: 'Ashby', providerClass: 'employer_ats', sourceType: 'ats', redistributable: true, discoveryOnly: false },
+  baseUrl: {
+    env: 'JOBLEDGER_ASHBY_BASE_URL',
+    default: 'https://api.ashbyhq.com',
+    description: 'Ashby posting API base URL.',
+  },
+  applyHosts: { ats: ['jobs.ashbyhq.com'] },
+  replay: {
+    pattern: /^\/posting-api\/job-board\/([^/]+)\/?$/,
+    notFound: { success: false, errors: ['job board not found'] },
+  },
+  fixtures: { notice: 'LICENSE' },
+  create: createAshbyConnector,
+});

@@ -54,7 +54,7 @@ import { bareDomain } from '../../domain/domain-name.ts';
 import type { SourcePosting } from '../../domain/posting.ts';
 import type { PosterType } from '../../domain/vocabulary.ts';
 import { classifyPosterType } from '../../enrich/poster-type.ts';
-import { CrawlError } from '../connector.ts';
+import { CrawlError, defineConnector } from '../connector.ts';
 import type { Connector, CrawlOutcome, CrawlTarget } from '../connector.ts';
 import { FetchError } from '../fetcher.ts';
 import type { Fetcher, FetchResponse } from '../fetcher.ts';
@@ -458,3 +458,15 @@ export function createCareerSiteConnector(options: CareerSiteOptions): Connector
     },
   };
 }
+
+/**
+ * The career-site connector's descriptor (connectors/registry.ts): no base URL (each target's board is
+ * its careers page), no bundled feed; it takes the config's `careerSite` bounds. A careers page may
+ * link to the company's ATS board, so every connector's ATS host counts as the employer's own.
+ */
+export const descriptor = defineConnector({
+  id: 'career_site',
+  provider: { label: 'Company career pages', providerClass: 'direct', sourceType: 'career_site', redistributable: true, discoveryOnly: false },
+  applyHosts: { anyAts: true },
+  create: (_baseUrl: string | undefined, settings) => createCareerSiteConnector(settings.careerSite),
+});

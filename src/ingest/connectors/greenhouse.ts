@@ -22,7 +22,7 @@
  * a second pass would turn escaped text into markup.
  */
 import type { SourceLocation, SourcePosting } from '../../domain/posting.ts';
-import type { Connector, CrawlOutcome, CrawlTarget } from '../connector.ts';
+import { defineConnector, type Connector, type CrawlOutcome, type CrawlTarget } from '../connector.ts';
 import type { Fetcher } from '../fetcher.ts';
 import { boardList, companyOf, compact, fetchBoard, fetched, idString, isoInstant, isRecord, mapPostings, text, trimBase } from './common.ts';
 
@@ -98,3 +98,21 @@ export function createGreenhouseConnector(baseUrl: string): Connector {
     },
   };
 }
+
+/** The Greenhouse connector's descriptor (connectors/registry.ts). */
+export const descriptor = defineConnector({
+  id: 'greenhouse',
+  provider: { label: 'Greenhouse', providerClass: 'employer_ats', sourceType: 'ats', redistributable: true, discoveryOnly: false },
+  baseUrl: {
+    env: 'JOBLEDGER_GREENHOUSE_BASE_URL',
+    default: 'https://boards-api.greenhouse.io',
+    description: 'Greenhouse job board API base URL.',
+  },
+  applyHosts: { ats: ['boards.greenhouse.io', 'job-boards.greenhouse.io', 'job-boards.eu.greenhouse.io'] },
+  replay: {
+    pattern: /^\/v1\/boards\/([^/]+)\/jobs\/?$/,
+    notFound: { status: 404, error: 'Job board not found' },
+  },
+  fixtures: { notice: 'README.md' },
+  create: createGreenhouseConnector,
+});

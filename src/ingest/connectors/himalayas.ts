@@ -20,7 +20,7 @@
  */
 import type { SourceLocation, SourcePosting, SourceSalary } from '../../domain/posting.ts';
 import { SALARY_PERIODS, type SalaryPeriod } from '../../domain/vocabulary.ts';
-import type { Connector, CrawlOutcome, CrawlTarget } from '../connector.ts';
+import { defineConnector, type Connector, type CrawlOutcome, type CrawlTarget } from '../connector.ts';
 import type { Fetcher } from '../fetcher.ts';
 import { boardList, compact, fetchBoard, fetched, finite, isoFromEpochMs, isRecord, mapPostings, text, trimBase } from './common.ts';
 
@@ -87,3 +87,22 @@ export function createHimalayasConnector(baseUrl: string): Connector {
     },
   };
 }
+
+/** The Himalayas connector's descriptor (connectors/registry.ts). */
+export const descriptor = defineConnector({
+  id: 'himalayas',
+  provider: { label: 'Himalayas', providerClass: 'aggregator', sourceType: 'aggregator', redistributable: false, discoveryOnly: true },
+  baseUrl: {
+    env: 'JOBLEDGER_HIMALAYAS_BASE_URL',
+    default: 'https://himalayas.app',
+    description: 'Himalayas job-board API base URL (discovery only: its rows are never served).',
+  },
+  applyHosts: {},
+  replay: {
+    pattern: /^\/jobs\/api\/?$/,
+    file: 'jobs',
+    notFound: { error: 'not found' },
+  },
+  fixtures: { notice: 'README.md' },
+  create: createHimalayasConnector,
+});

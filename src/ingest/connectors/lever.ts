@@ -32,7 +32,7 @@
  */
 import type { Remote, SalaryPeriod } from '../../domain/vocabulary.ts';
 import type { SourceLocation, SourcePosting, SourceSalary } from '../../domain/posting.ts';
-import type { Connector, CrawlOutcome, CrawlTarget } from '../connector.ts';
+import { defineConnector, type Connector, type CrawlOutcome, type CrawlTarget } from '../connector.ts';
 import type { Fetcher } from '../fetcher.ts';
 import { boardList, companyOf, compact, fetchBoard, fetched, finite, isoFromEpochMs, isRecord, mapPostings, text, trimBase } from './common.ts';
 
@@ -142,3 +142,21 @@ export function createLeverConnector(baseUrl: string): Connector {
     },
   };
 }
+
+/** The Lever connector's descriptor (connectors/registry.ts). */
+export const descriptor = defineConnector({
+  id: 'lever',
+  provider: { label: 'Lever', providerClass: 'employer_ats', sourceType: 'ats', redistributable: true, discoveryOnly: false },
+  baseUrl: {
+    env: 'JOBLEDGER_LEVER_BASE_URL',
+    default: 'https://api.lever.co',
+    description: 'Lever postings API base URL.',
+  },
+  applyHosts: { ats: ['jobs.lever.co', 'jobs.eu.lever.co'] },
+  replay: {
+    pattern: /^\/v0\/postings\/([^/]+)\/?$/,
+    notFound: { ok: false, error: 'Document not found' },
+  },
+  fixtures: { notice: 'README.md' },
+  create: createLeverConnector,
+});

@@ -22,7 +22,7 @@
  * The free-text `salary` is not structured data and is not read; the description may state pay.
  */
 import type { SourcePosting } from '../../domain/posting.ts';
-import type { Connector, CrawlOutcome, CrawlTarget } from '../connector.ts';
+import { defineConnector, type Connector, type CrawlOutcome, type CrawlTarget } from '../connector.ts';
 import type { Fetcher } from '../fetcher.ts';
 import { boardList, compact, fetchBoard, fetched, idString, isoInstant, isRecord, mapPostings, text, trimBase } from './common.ts';
 
@@ -68,3 +68,22 @@ export function createRemotiveConnector(baseUrl: string): Connector {
     },
   };
 }
+
+/** The Remotive connector's descriptor (connectors/registry.ts). */
+export const descriptor = defineConnector({
+  id: 'remotive',
+  provider: { label: 'Remotive', providerClass: 'aggregator', sourceType: 'aggregator', redistributable: false, discoveryOnly: true },
+  baseUrl: {
+    env: 'JOBLEDGER_REMOTIVE_BASE_URL',
+    default: 'https://remotive.com',
+    description: 'Remotive job-board API base URL (discovery only: its rows are never served).',
+  },
+  applyHosts: {},
+  replay: {
+    pattern: /^\/api\/remote-jobs\/?$/,
+    file: 'remote-jobs',
+    notFound: { error: 'not found' },
+  },
+  fixtures: { notice: 'README.md' },
+  create: createRemotiveConnector,
+});

@@ -26,7 +26,7 @@
  * jobs_legislative_branch): the announcement with the later `open_date` wins, being the current one.
  */
 import type { SourcePosting } from '../../domain/posting.ts';
-import type { Connector, CrawlOutcome, CrawlTarget } from '../connector.ts';
+import { defineConnector, type Connector, type CrawlOutcome, type CrawlTarget } from '../connector.ts';
 import type { Fetcher } from '../fetcher.ts';
 import { boardList, compact, fetchBoard, fetched, idString, isRecord, mapPostings, text, trimBase } from './common.ts';
 
@@ -93,3 +93,23 @@ export function createUsajobsConnector(baseUrl: string): Connector {
     },
   };
 }
+
+/** The USAJOBS connector's descriptor (connectors/registry.ts). */
+export const descriptor = defineConnector({
+  id: 'usajobs',
+  provider: { label: 'USAJOBS', providerClass: 'government', sourceType: 'public_agency', redistributable: true, discoveryOnly: false },
+  baseUrl: {
+    env: 'JOBLEDGER_USAJOBS_BASE_URL',
+    default: 'https://raw.githubusercontent.com/abigailhaddad/usajobs_historical/main/tracking/public/data/raw_jobs',
+    description: 'Base URL of the USAJOBS announcement files (one JSON array per department).',
+  },
+  applyHosts: { agency: ['usajobs.gov'] },
+  replay: {
+    pattern: /^\/abigailhaddad\/usajobs_historical\/main\/tracking\/public\/data\/raw_jobs\/([^/]+)\.json$/,
+    // Mirrors raw.githubusercontent.com, so the base URL carries the repository path.
+    basePath: '/abigailhaddad/usajobs_historical/main/tracking/public/data/raw_jobs',
+    notFound: { error: '404: Not Found' },
+  },
+  fixtures: { notice: 'LICENSE' },
+  create: createUsajobsConnector,
+});

@@ -42,6 +42,18 @@ export interface Config {
   worker: WorkerConfig;
   /** When absence from good crawls closes a row as not_seen. */
   absence: { crawls: number; minSeconds: number };
+  /** Stripe Checkout (src/billing); undefined (the default) sells no plans. */
+  stripe: StripeConfig | undefined;
+}
+
+/** Stripe settings; the shape src/billing/stripe-checkout.ts takes. */
+export interface StripeConfig {
+  secretKey: string;
+  webhookSecret: string;
+  /** Scheme, host and port of Stripe's API. */
+  apiUrl: string;
+  /** Stripe price id of each purchasable plan id. */
+  prices: Record<string, string>;
 }
 
 export interface WorkerConfig {
@@ -149,6 +161,18 @@ export const SETTINGS: readonly Setting[] = [
   { env: 'JOBLEDGER_REMOTIVE_BASE_URL', default: 'https://remotive.com', description: 'Remotive job-board API base URL (discovery only: its rows are never served).' },
   { env: 'JOBLEDGER_HIMALAYAS_BASE_URL', default: 'https://himalayas.app', description: 'Himalayas job-board API base URL (discovery only: its rows are never served).' },
   { env: 'JOBLEDGER_ARBEITNOW_BASE_URL', default: 'https://www.arbeitnow.com', description: 'Arbeitnow job-board API base URL (discovery only: its rows are never served).' },
+  {
+    env: 'JOBLEDGER_STRIPE_SECRET_KEY',
+    default: undefined,
+    description: 'Stripe secret API key (sk_live_... or sk_test_...). Unset: no plans are sold; checkout answers 501 payments_not_configured and the site offers no upgrade. Set it together with the webhook secret and the prices.',
+  },
+  { env: 'JOBLEDGER_STRIPE_WEBHOOK_SECRET', default: undefined, description: 'Signing secret (whsec_...) of the Stripe webhook endpoint that posts to /public/checkout/webhook.' },
+  { env: 'JOBLEDGER_STRIPE_API_URL', default: 'https://api.stripe.com', description: 'Base URL of the Stripe API (scheme, host and port only); tests point it at a loopback server.' },
+  {
+    env: 'JOBLEDGER_STRIPE_PRICES',
+    default: '',
+    description: 'Comma list of plan=price pairs: the recurring Stripe price of each plan on sale (growth=price_...,signal=price_...,scale=price_...). Plans are data, so a new plan needs only a new pair.',
+  },
 ];
 
 /** A setting whose value cannot be used; the message names the variable and the problem. */
@@ -194,6 +218,33 @@ function boolean(env: NodeJS.ProcessEnv, name: string): boolean {
   if (raw === 'true' || raw === '1' || raw === 'yes') return true;
   if (raw === 'false' || raw === '0' || raw === 'no') return false;
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+/** The Stripe settings, or undefined when no secret key is set (payments off). */
+function stripeConfig(env: NodeJS.ProcessEnv): StripeConfig | undefined {
+  const secretKey = read(env, 'JOBLEDGER_STRIPE_SECRET_KEY');
+  const webhookSecret = read(env, 'JOBLEDGER_STRIPE_WEBHOOK_SECRET');
+  const pairs = (read(env, 'JOBLEDGER_STRIPE_PRICES') ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (secretKey === undefined) {
+    if (webhookSecret !== undefined || pairs.length > 0) {
+      throw new ConfigError('JOBLEDGER_STRIPE_WEBHOOK_SECRET and JOBLEDGER_STRIPE_PRICES need JOBLEDGER_STRIPE_SECRET_KEY; set all three, or none to sell no plans');
+    }
+    return undefined;
+  }
+  if (webhookSecret === undefined) throw new ConfigError('JOBLEDGER_STRIPE_SECRET_KEY is set but JOBLEDGER_STRIPE_WEBHOOK_SECRET is not: without it no payment could upgrade a key');
+  const prices: Record<string, string> = {};
+  for (const pair of pairs) {
+    const match = /^([a-z0-9_-]+)=(\S+)$/.exec(pair);
+    if (!match) throw new ConfigError(`JOBLEDGER_STRIPE_PRICES entries must read plan=price_id, got "${pair}"`);
+    prices[match[1]!] = match[2]!;
+  }
+  if (Object.keys(prices).length === 0) throw new ConfigError('JOBLEDGER_STRIPE_SECRET_KEY is set but JOBLEDGER_STRIPE_PRICES names no plan=price_id pair: nothing could be sold');
+  const apiUrl = url(env, 'JOBLEDGER_STRIPE_API_URL');
+  if (new URL(apiUrl).pathname !== '/') throw new ConfigError(`JOBLEDGER_STRIPE_API_URL must be a scheme, host and port only (the client adds /v1), got "${apiUrl}"`);
+  return { secretKey, webhookSecret, apiUrl, prices };
 }
 
 /**
@@ -267,5 +318,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
       himalayas: url(env, 'JOBLEDGER_HIMALAYAS_BASE_URL'),
       arbeitnow: url(env, 'JOBLEDGER_ARBEITNOW_BASE_URL'),
     },
+    stripe: stripeConfig(env),
   };
 }

@@ -12,6 +12,7 @@ import { KeylessLimiter } from '../access/keyless-limit.ts';
 import { systemClock, type Clock } from '../access/periods.ts';
 import { RequestLimiter } from '../access/request-limits.ts';
 import { ApiError } from '../domain/errors.ts';
+import { Billing } from '../billing/billing.ts';
 import type { DB } from '../store/schema.ts';
 import { cachedProviderIds, facetSnapshot, type AppContext } from './context.ts';
 import { clientErrorHandler, errorHandler, frameworkErrorHandler, MAX_HEADER_BYTES, MAX_PARAM_LENGTH, sendApiError } from './errors.ts';
@@ -24,6 +25,7 @@ import { documentCommaLists, type ParamTable, type QueryContract } from './query
 import { UNMETERED, type RecordMeter } from './record-meter.ts';
 import { createReportReader, defaultReportSettings, type ReportSettings } from '../reports/snapshots.ts';
 import { keyedCompanyRoutes, keylessCompanyRoutes } from './routes/companies.ts';
+import { checkoutRoutes, type CheckoutReturnUrls, type SignedInAccount } from './routes/checkout.ts';
 import { exportRoutes } from './routes/export.ts';
 import { keyedJobRoutes, keylessJobRoutes } from './routes/jobs.ts';
 import { meRoutes } from './routes/me.ts';
@@ -59,6 +61,12 @@ export interface AppOptions {
    * and without it /v1/me cannot answer.
    */
   keyedLimits?: boolean;
+  /** The billing service (src/billing); default: one with no payment provider, which sells nothing. */
+  billing?: Billing;
+  /** The site's session check for POST /public/checkout (routes/checkout.ts); default: sign-in required. */
+  signedInAccount?: SignedInAccount;
+  /** Where the payment provider returns the buyer (routes/checkout.ts); default: /account on the request's origin. */
+  checkoutReturnUrls?: CheckoutReturnUrls;
 }
 
 /** One registered route: method and URL pattern (`:param` syntax), and its query contract if it has one. */
@@ -184,6 +192,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         { name: 'public', description: 'Keyless read-only mirror' },
         { name: 'meta', description: 'Reports, controlled vocabularies and providers with live counts' },
         { name: 'system', description: 'Liveness, readiness and the contract' },
+        { name: 'website', description: 'Website routes (POST, not part of the data API): checkout' },
       ],
     },
     // Shared schemas keep their $id as their component name (Job, Company, Error).
@@ -229,6 +238,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await pub.register(keylessCompanyRoutes(ctx));
       await pub.register(keylessReportRoutes(ctx));
       await pub.register(keylessMetaRoutes(ctx));
+      await pub.register(
+        checkoutRoutes({
+          billing: options.billing ?? new Billing({ db: options.db, log: options.log }),
+          signedInAccount: options.signedInAccount,
+          returnUrls: options.checkoutReturnUrls,
+        }),
+      );
     },
     { prefix: '/public' },
   );

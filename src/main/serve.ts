@@ -4,6 +4,8 @@
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import { connectRedis, waitForRedis, type CounterStore } from '../access/counters.ts';
+import { Billing } from '../billing/billing.ts';
+import { StripeCheckout } from '../billing/stripe-checkout.ts';
 import { buildApp } from '../http/app.ts';
 import { startReportRefresher, type ReportRefresher } from '../reports/refresher.ts';
 import { defaultReportSettings } from '../reports/snapshots.ts';
@@ -83,7 +85,9 @@ export async function serve(options: ServeOptions): Promise<void> {
       trustProxyHops: config.trustProxyHops,
       keylessBurst: config.keylessBurst,
       reports,
+      billing: new Billing({ db: database.db, log, provider: config.stripe ? new StripeCheckout(config.stripe) : undefined }),
     });
+    log.info({ payments: config.stripe ? 'stripe' : 'off', plansOnSale: config.stripe ? Object.keys(config.stripe.prices) : [] }, 'checkout');
     await app.listen({ port: config.port, host: config.host });
     // Report snapshots are the worker's job (docs/architecture.md); until a separate worker runs them,
     // the API process refreshes them on a timer, on the API pool (each report is one short query set).

@@ -12,7 +12,9 @@ import pino, { type Logger } from 'pino';
 import { afterAll, beforeAll } from 'vitest';
 import { connectRedis, waitForRedis, type CounterStore } from '../../src/access/counters.ts';
 import type { Clock } from '../../src/access/periods.ts';
+import type { Billing } from '../../src/billing/billing.ts';
 import { buildApp } from '../../src/http/app.ts';
+import type { SignedInAccount } from '../../src/http/routes/checkout.ts';
 import type { ReportSettings } from '../../src/reports/snapshots.ts';
 import { createApiKey, type CreatedKey } from '../../src/access/api-keys.ts';
 import { cursorSecret } from '../../src/store/settings.ts';
@@ -36,6 +38,10 @@ export interface TestAppOptions {
   /** Validate every `app.inject` response against the served OpenAPI document (default true). */
   contract?: boolean;
   reports?: ReportSettings;
+  /** The billing service over the test database (default: none configured, nothing on sale). */
+  billing?: (t: TestDatabase) => Billing;
+  /** The site's session check for POST /public/checkout (default: sign-in required). */
+  signedInAccount?: SignedInAccount;
 }
 
 /** The keyless burst of test apps unless a test asks for another. */
@@ -68,6 +74,8 @@ export async function buildTestApp(t: TestDatabase, options: TestAppOptions = {}
     trustProxyHops: options.trustProxyHops,
     keylessBurst: options.keylessBurst ?? TEST_KEYLESS_BURST,
     reports: options.reports,
+    billing: options.billing?.(t),
+    signedInAccount: options.signedInAccount,
   });
   if (options.contract !== false) validatingInject(app);
   if (redis) {

@@ -101,7 +101,7 @@ describe('every /v1/jobs parameter', () => {
           sourcePostingId: 'parsed-salary-1',
           title: 'Pharmacist',
           ...description('Salary EUR 52,000 per year.'),
-          salary: { min: 52000, currency: 'EUR', period: 'annual', source: 'parsed_description', minAnnualEur: 52000 },
+          salary: { min: 52000, currency: 'EUR', period: 'annual', source: 'parsed_description', minAnnualEur: 52000, maxAnnualEur: null },
           country: 'DE',
           city: 'Berlin',
           location: 'Berlin',

@@ -25,6 +25,7 @@ describe('salaries on the imported Ashby rows', () => {
     const job = await served('d64609dd-c391-45a2-bfdb-c1bb34e8f93c');
     expect(job).toMatchObject({ salary_min: 48000, salary_max: 70000, salary_currency: 'USD', salary_period: 'annual', salary_source: 'structured' });
     expect(job.salary_min_annual_eur).toBeCloseTo(48000 / USD_PER_EUR, 2); // 41,081.82
+    expect(job.salary_max_annual_eur).toBeCloseTo(70000 / USD_PER_EUR, 2); // 59,911.33
     expect(job.field_sources.salary).toBe('published');
   });
 
@@ -37,6 +38,7 @@ describe('salaries on the imported Ashby rows', () => {
     const job = await served('b1212e14-e0f6-4151-9cc9-0d286a164d41');
     expect(job).toMatchObject({ salary_min: 3500, salary_max: 6000, salary_currency: 'MYR', salary_period: 'monthly' });
     expect(job.salary_min_annual_eur).toBeCloseTo((3500 * 12) / MYR_PER_EUR, 2); // 9,043.15
+    expect(job.salary_max_annual_eur).toBeCloseTo((6000 * 12) / MYR_PER_EUR, 2);
   });
 
   it('converts an hourly USD wage over 2,080 hours (Abridge, Full Stack Engineering Intern: 40 USD an hour)', async () => {
@@ -61,6 +63,7 @@ describe('salaries on the imported Ashby rows', () => {
     const res = await ctx.app.inject({ method: 'GET', url: '/v1/jobs?provider=usajobs&limit=5', headers: bearer(ctx.key) });
     for (const job of res.json().data as Job[]) {
       expect(job.salary_min_annual_eur).toBeNull();
+      expect(job.salary_max_annual_eur).toBeNull();
       expect(job.salary_source).toBeUndefined();
       expect(job.field_sources.salary).toBe('absent');
     }

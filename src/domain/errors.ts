@@ -36,6 +36,7 @@ export const ERROR_STATUS = {
   bad_cursor: 422,
   bad_timestamp: 422,
   bad_offset: 422,
+  bad_query: 422,
   limit_too_large: 422,
   bad_plan: 422,
   rate_limited: 429,

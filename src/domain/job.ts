@@ -71,6 +71,7 @@ export const JobSchema = Type.Object(
     salary_period: Type.Optional(Type.String({ description: 'annual, monthly, weekly, daily or hourly.' })),
     salary_source: Type.Optional(StringEnum(SALARY_SOURCES)),
     salary_min_annual_eur: Nullable(Type.Number(), 'salary_min converted to EUR per year; null when period or currency is unknown. Never guessed.'),
+    salary_max_annual_eur: Nullable(Type.Number(), 'salary_max converted to EUR per year by the same rule and rates as salary_min_annual_eur; null when salary_max, the period or the currency is unknown. Never guessed.'),
     field_sources: FieldSourcesSchema,
     attribution: Type.Optional(Type.String()),
     canonical_url: Type.Optional(Type.String()),

@@ -45,8 +45,12 @@ export interface SourcePosting {
   location?: string;
   /** Every structured location the source gave, primary first. */
   locations: SourceLocation[];
-  /** The source's own remote/workplace flag, when it has one (published). */
-  remoteFlag?: Remote;
+  /**
+   * The source's own remote/workplace flag, when it has one (published). `not_remote` is a flag that
+   * says only that the job is not fully remote (Ashby `isRemote: false`): it rules out `remote` and
+   * leaves hybrid vs on-site to the advert's text (issue #15 class 3).
+   */
+  remoteFlag?: Remote | 'not_remote';
   /** Employment type in the source's own vocabulary ("FullTime", "Permanent", "part_time"). */
   employmentType?: string;
   /** When the source says it was published, RFC 3339. */
@@ -75,6 +79,8 @@ export interface NormalizedSalary {
   source: SalarySource;
   /** `min` converted to EUR per year with the indicative ECB rates; null when period or currency is unknown. */
   minAnnualEur: number | null;
+  /** `max` converted the same way (issue #15: `salary_max_annual_eur`); null when max, period or currency is unknown. */
+  maxAnnualEur: number | null;
 }
 
 /**

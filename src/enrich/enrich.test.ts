@@ -80,7 +80,7 @@ describe('enrichPosting: real Ashby postings', () => {
       descriptionHtml: '<h3><strong>About Ramp</strong></h3><p>At Ramp, we’re rethinking how modern finance teams function in the age of AI.</p>',
       descriptionText: 'About Ramp\n\nAt Ramp, we’re rethinking how modern finance teams function in the age of AI.',
       hasDescription: true,
-      salary: { min: 48000, max: 70000, currency: 'USD', period: 'annual', source: 'structured', minAnnualEur: Math.round(48000 * fx.eurPerUnit.USD * 100) / 100 },
+      salary: { min: 48000, max: 70000, currency: 'USD', period: 'annual', source: 'structured', minAnnualEur: Math.round(48000 * fx.eurPerUnit.USD * 100) / 100, maxAnnualEur: Math.round(70000 * fx.eurPerUnit.USD * 100) / 100 },
       applyUrl: 'https://jobs.ashbyhq.com/ramp/d64609dd-c391-45a2-bfdb-c1bb34e8f93c/application',
       postingUrl: 'https://jobs.ashbyhq.com/ramp/d64609dd-c391-45a2-bfdb-c1bb34e8f93c',
       sourceType: 'ats',
@@ -108,7 +108,7 @@ describe('enrichPosting: real Ashby postings', () => {
       remoteInferred: false,
       seniority: 'Entry',
       category: 'HR & Recruiting',
-      salary: { min: 3500, max: 6000, currency: 'MYR', period: 'monthly', source: 'structured', minAnnualEur: Math.round(3500 * 12 * fx.eurPerUnit.MYR * 100) / 100 },
+      salary: { min: 3500, max: 6000, currency: 'MYR', period: 'monthly', source: 'structured', minAnnualEur: Math.round(3500 * 12 * fx.eurPerUnit.MYR * 100) / 100, maxAnnualEur: Math.round(6000 * 12 * fx.eurPerUnit.MYR * 100) / 100 },
     });
     expect(job.salary?.minAnnualEur).toBe(9043.15);
     expect(job.fieldSources.seniority).toBe('inferred');

@@ -35,7 +35,7 @@ import { boundedMemo } from './memo.ts';
 import { resolveRemote } from './remote.ts';
 import { classifyPosterType } from './poster-type.ts';
 import { normalizeSalary, normalizeStructuredSalary, salaryProvenance } from './salary.ts';
-import { parseSalaryFromText } from './salary-text.ts';
+import { boardDollarCurrency, parseSalaryFromText } from './salary-text.ts';
 import { classifySeniority } from './seniority.ts';
 
 /**
@@ -80,24 +80,44 @@ function httpUrl(value: string | undefined): string | undefined {
   return url.href;
 }
 
+/** What a posting's board as a whole says, for rules one row cannot settle alone (see {@link boardContext}). */
+export interface BoardContext {
+  /** The one dollar currency the board's rows make unambiguous (salary-text.ts `boardDollarCurrency`). */
+  dollar?: string;
+}
+
+/**
+ * Read the board-level evidence once per crawl: the dollar currency of the board's rows (their
+ * structured salary currencies and resolved countries), used for a bare `$` in an advert that
+ * resolves no country.
+ *
+ * @param postings every posting of one board from one crawl.
+ */
+export function boardContext(postings: readonly SourcePosting[]): BoardContext {
+  const dollar = boardDollarCurrency(
+    postings.map((p) => ({
+      currency: p.salary?.currency,
+      country: locationMemo.get(JSON.stringify([p.location, p.locations]), () => resolveLocation(p.location, p.locations)).country,
+    })),
+  );
+  return dollar ? { dollar } : {};
+}
+
 /**
  * Enrich one posting.
  *
  * @param posting  what the connector read from the source, untouched.
  * @param provider the provider's id and classes (see {@link ProviderProfile}).
  * @param fx       indicative rates for `salary_min_annual_eur` (load once with `loadFxRates`).
+ * @param board    the board-level evidence ({@link boardContext}); empty when unknown.
  * @returns the NormalizedJob to store; see the module docstring for the invariants it satisfies and
  *          each helper module for the rule behind each field.
  */
-export function enrichPosting(posting: SourcePosting, provider: ProviderProfile, fx: FxRates): NormalizedJob {
+export function enrichPosting(posting: SourcePosting, provider: ProviderProfile, fx: FxRates, board: BoardContext = {}): NormalizedJob {
   const title = cleanText(posting.title) ?? '';
   const location = cleanText(posting.location) ?? cleanText(posting.locations.find((l) => cleanText(l.text))?.text);
   const place = locationMemo.get(JSON.stringify([posting.location, posting.locations]), () => resolveLocation(posting.location, posting.locations));
-  const remote = resolveRemote({
-    flag: posting.remoteFlag,
-    texts: [title, location ?? ''],
-    secondaryTexts: posting.locations.map((l) => l.text ?? ''),
-  });
+
   const employmentType = mapEmploymentType(posting.employmentType);
   const seniority = classifySeniority(title);
   const department = posting.hints?.department;
@@ -108,8 +128,14 @@ export function enrichPosting(posting: SourcePosting, provider: ProviderProfile,
   // A salary read out of the advert only where the source publishes none (spec: salary_source).
   const salary =
     normalizeStructuredSalary(posting.salary, fx) ??
-    normalizeSalary(parseSalaryFromText(description?.text, { country: place.country }), 'parsed_description', fx);
+    normalizeSalary(parseSalaryFromText(description?.text, { country: place.country, boardDollar: board.dollar }), 'parsed_description', fx);
   const postedAt = toRfc3339Utc(posting.postedAt);
+  const remote = resolveRemote({
+    flag: posting.remoteFlag,
+    texts: [title, location ?? ''],
+    secondaryTexts: posting.locations.map((l) => l.text ?? ''),
+    advertText: description?.text,
+  });
 
   const fieldSources: FieldSources = {
     remote: remote.provenance,

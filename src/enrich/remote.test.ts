@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveRemote } from './remote.ts';
+import { resolveRemote, workplaceFromAdvert } from './remote.ts';
 
 describe('resolveRemote', () => {
   it('publishes the source flag as given', () => {
@@ -67,5 +67,43 @@ describe('resolveRemote', () => {
   it('is absent when nothing is said', () => {
     expect(resolveRemote({ texts: ['Backend Engineer', 'Singapore'] })).toEqual({ remoteInferred: false, provenance: 'absent' });
     expect(resolveRemote({ texts: [] })).toEqual({ remoteInferred: false, provenance: 'absent' });
+  });
+});
+
+// Issue #15 class 3: a flag that says only "not fully remote" (Ashby isRemote false).
+describe('resolveRemote under a "not remote" flag', () => {
+  it('never publishes on_site from the flag alone', () => {
+    expect(resolveRemote({ flag: 'not_remote', texts: ['Account Executive', 'New York'] })).toEqual({ remoteInferred: false, provenance: 'absent' });
+  });
+
+  it('reads hybrid from the advert text, as inferred', () => {
+    const advertText = 'About the role\nThis is a hybrid role: you will work from our Berlin office three days a week.';
+    expect(resolveRemote({ flag: 'not_remote', texts: ['Account Executive', 'Berlin'], advertText })).toEqual({ remote: 'hybrid', remoteInferred: true, provenance: 'inferred' });
+    expect(resolveRemote({ flag: 'not_remote', texts: ['Engineer', 'London'], advertText: 'We work 2 days per week in the office.' }).remote).toBe('hybrid');
+  });
+
+  it('publishes on_site only when the text states on-site', () => {
+    expect(resolveRemote({ flag: 'not_remote', texts: ['Technician', 'Austin, TX'], advertText: 'This role is fully on-site at our Austin plant.' })).toEqual({ remote: 'on_site', remoteInferred: true, provenance: 'inferred' });
+    expect(resolveRemote({ flag: 'not_remote', texts: ['Engineer', 'London - On-site'] })).toMatchObject({ remote: 'on_site', provenance: 'inferred' });
+    // A perk is not the workplace.
+    expect(resolveRemote({ flag: 'not_remote', texts: ['Engineer', 'Austin, TX'], advertText: 'Free on-site gym and in-person events every quarter.' }).remote).toBeUndefined();
+  });
+
+  it('rules out remote even where a location says remote', () => {
+    expect(resolveRemote({ flag: 'not_remote', texts: ['Engineer', 'Remote (EMEA)'] }).remote).toBeUndefined();
+    expect(resolveRemote({ flag: 'not_remote', texts: ['Engineer', 'Remote (EMEA)'], advertText: 'Remote-friendly: two days a week in the office.' }).remote).toBe('hybrid');
+  });
+});
+
+describe('workplaceFromAdvert', () => {
+  it.each([
+    ['Hybrid (3 days in office)', 'hybrid'],
+    ['You will be in the office 4 days per week.', 'hybrid'],
+    ['This position is in-person at our San Francisco headquarters.', 'on_site'],
+    ['This is an on-site role.', 'on_site'],
+    ['Please note this is not a remote position.', 'on_site'],
+    ['We offer lunch, an on-site gym and remote sensing data.', undefined],
+  ] as const)('%s → %s', (text, mode) => {
+    expect(workplaceFromAdvert(text)).toBe(mode);
   });
 });

@@ -17,6 +17,10 @@
  *      there would contradict the row's own location.
  *    Secondary locations never overrule a flag: an on-site posting in New York that also lists
  *    "Remote" among ten alternatives keeps its flag.
+ *    A `not_remote` flag (Ashby `isRemote: false`: "not fully remote", issue #15 class 3) is not
+ *    on-site: it rules out `remote` and nothing more. Hybrid vs on-site is then read from the title
+ *    and primary location, else from the advert text ({@link workplaceFromAdvert}), and is
+ *    `inferred`; `on_site` only when one of them states on-site; nothing when none does.
  * 2. No flag → infer from the title and location texts, `inferred`, remoteInferred true.
  * 3. Nothing in either → no value, `absent`, remoteInferred false.
  *
@@ -82,16 +86,54 @@ function inferFromTexts(texts: string[]): Remote | undefined {
 }
 
 /**
+ * Hybrid in an advert's own words: "hybrid", office days per week, "remote-friendly"/"partially remote",
+ * "work from home N days". Written for sentences about where the job is done, not perks.
+ */
+const ADVERT_HYBRID =
+  /\b(?:hybrid|hybride|hibrido|(?:\d|one|two|three|four)(?:\s*(?:-|to|or)\s*(?:\d|two|three|four))?\s+days?\s+(?:a|per|each|every|of\s+the)\s+week\s+(?:in|at|from)\s+(?:the|our|an?)\s+(?:office|studio|hq|headquarters)|(?:\d|one|two|three|four)(?:\s*(?:-|to|or)\s*(?:\d|two|three|four))?\s+days?\s+(?:a\s+week\s+|per\s+week\s+)?(?:in[\s-](?:the\s+)?office|on[\s-]?site|in[\s-]person)|(?:remote|home|wfh)\s+(?:up\s+to\s+)?(?:\d|one|two|three)\s+days?|(?:in|at)\s+(?:the|our)\s+(?:office|studio|hq)\s+(?:\d|one|two|three|four)(?:\s*(?:-|to|or)\s*(?:\d|two|three|four))?\s+days?|partially\s+remote|remote[\s-](?:friendly|allowed|optional)|flexible\s+(?:remote|hybrid)|mix\s+of\s+(?:remote|home)\s+and\s+(?:office|in[\s-]person))\b/;
+
+/**
+ * On-site in an advert's own words: the role, position or work stated as on-site, in-office or in
+ * person, full-time in the office, or "not a remote role". "On-site gym" and "in-person events" are
+ * perks, not the workplace, and do not match.
+ */
+const ADVERT_ON_SITE =
+  /\b(?:(?:fully|100%|full[\s-]time|entirely|exclusively)\s+(?:on[\s-]?site|in[\s-](?:the\s+)?office|office[\s-]based|in[\s-]person)|(?:role|position|job|opportunity|work)\s+(?:is|will\s+be)\s+(?:an?\s+|based\s+)?(?:fully\s+)?(?:on[\s-]?site|in[\s-]office|office[\s-]based|in[\s-]person)|(?:on[\s-]?site|in[\s-]office|office[\s-]based|in[\s-]person)\s+(?:role|position|job)|(?:five|5)\s+days\s+(?:a|per)\s+week\s+(?:in|at|on)\s+(?:the\s+|our\s+)?(?:office|site)|(?:work|working|be)\s+(?:on[\s-]?site|in\s+(?:the|our)\s+office)\s+(?:full[\s-]time|every\s+day|daily|five\s+days)|(?:this|the)\s+(?:is\s+)?not\s+a\s+remote\s+(?:role|position|job)|(?:role|position|job)\s+is\s+not\s+remote|no\s+remote\s+(?:work|option))\b/;
+
+/**
+ * The workplace mode an advert's text states, for a posting whose flag says only "not remote".
+ * Hybrid cues win over on-site ones ("a hybrid role, on-site three days a week"); nothing when the
+ * text states neither.
+ *
+ * @param text the plain-text description.
+ * @returns `hybrid`, `on_site` or undefined.
+ */
+export function workplaceFromAdvert(text: string | undefined): 'hybrid' | 'on_site' | undefined {
+  if (!text) return undefined;
+  const folded = fold(text).replace(NOT_WORKPLACE, ' ');
+  if (ADVERT_HYBRID.test(folded)) return 'hybrid';
+  if (ADVERT_ON_SITE.test(folded)) return 'on_site';
+  return undefined;
+}
+
+/**
  * Decide `remote`, `remote_inferred` and FieldSources.remote for one posting.
  *
  * @param input.flag  the source's own workplace flag as the connector mapped it, when it has one.
  * @param input.texts the posting's title and primary location text, as given.
  * @param input.secondaryTexts further location texts (Ashby `secondaryLocations`): evidence when the
  *        source has no flag, never enough to overrule one.
+ * @param input.advertText the plain-text description: read only under a `not_remote` flag.
  * @returns see the module docstring for the rules; `remoteInferred` is true only when `remote` is set
  *          and was derived from the texts.
  */
-export function resolveRemote(input: { flag?: Remote; texts: string[]; secondaryTexts?: string[] }): ResolvedRemote {
+export function resolveRemote(input: { flag?: Remote | 'not_remote'; texts: string[]; secondaryTexts?: string[]; advertText?: string }): ResolvedRemote {
+  if (input.flag === 'not_remote') {
+    const c = cues(input.texts);
+    const mode = c.hybrid ? 'hybrid' : c.onSite ? 'on_site' : workplaceFromAdvert(input.advertText);
+    if (mode) return { remote: mode, remoteInferred: true, provenance: 'inferred' };
+    return { remoteInferred: false, provenance: 'absent' };
+  }
   if (input.flag) {
     // Only the title and primary location may overrule a flag: a posting flagged on-site in New
     // York with "Remote" among ten alternative locations is not thereby a remote job.

@@ -86,3 +86,72 @@ describe('parseAmount', () => {
     expect(() => parseAmount(raw)).toThrow();
   });
 });
+
+// Issue #15 class 1: the templates that broke the parser on unfamiliar employers. Hand-written in the
+// shape of the failing adverts (a company footer with a per-month stipend beside a plain pay sentence).
+describe('parseSalaryFromText: other money near the pay sentence', () => {
+  const footer = 'Perks: a commuter and transit stipend of $150 per month, paid on your payroll.';
+
+  it('does not publish a per-month transit stipend as the salary', () => {
+    expect(parseSalaryFromText(`We are a great team.\n${footer}`, { country: 'US' })).toBeUndefined();
+  });
+
+  it('reads the pay sentence despite a stipend footer', () => {
+    const text = `About the role.\nThe pay range for this position is $120,000 - $150,000 per year.\n${footer}`;
+    expect(parseSalaryFromText(text, { country: 'US' })).toEqual({ min: 120000, max: 150000, currency: 'USD', period: 'annual' });
+  });
+
+  it.each([
+    ['relocation', 'We offer a relocation package of $10,000 paid with your first salary.'],
+    ['sign-on bonus', 'This role comes with a $5,000 sign-on bonus paid with your first paycheck.'],
+    ['referral bonus', 'Refer a friend: our referral bonus pays $2,000 per hire.'],
+    ['equity', 'Compensation also includes equity worth $40,000 per year at the last valuation.'],
+    ['quota', 'Our account executives carry an annual quota of $900,000 in new bookings.'],
+    ['allowance', 'You will receive a monthly home office allowance of €100 per month with your pay.'],
+    ['up to', 'Earn up to $90,000 per year with commissions.'],
+  ])('finds no salary in a %s line', (_kind, line) => {
+    expect(parseSalaryFromText(line, { country: 'US' })).toBeUndefined();
+  });
+
+  it('prefers the base salary sentence to a figure that is only near a pay word', () => {
+    const text = 'Base salary: €55,000 - €65,000 per year.\nWe pay €1,200 per month for your rent in the first quarter, depending on the city.';
+    expect(parseSalaryFromText(text, { country: 'DE' })).toEqual({ min: 55000, max: 65000, currency: 'EUR', period: 'annual' });
+  });
+
+  it('reads a bare range in thousands ("€55k–€65k") as an annual salary band', () => {
+    expect(parseSalaryFromText('Senior Backend Engineer (Berlin)\n€55k–€65k', { country: 'DE' })).toEqual({ min: 55000, max: 65000, currency: 'EUR', period: 'annual' });
+  });
+});
+
+describe('parseSalaryFromText: malformed ranges', () => {
+  it('reads "$95,00 - $120,000" as its author meant', () => {
+    expect(parseSalaryFromText('The base salary range for this role is $95,00 - $120,000.', { country: 'US' })).toEqual({ min: 95000, max: 120000, currency: 'USD', period: 'annual' });
+  });
+
+  it.each([
+    ['reversed', 'The salary range for this role is $120,000 - $95,000.'],
+    ['an end a hundred times the other', 'The salary range for this role is $1,000 - $150,000.'],
+  ])('publishes nothing for a %s range, not even another figure', (_kind, line) => {
+    expect(parseSalaryFromText(`${line}\nOTE: $200,000 per year.`, { country: 'US' })).toBeUndefined();
+  });
+});
+
+describe('parseSalaryFromText: a bare $ without a country', () => {
+  const line = 'The salary range for this role is $100,000 - $130,000.';
+
+  it('resolves it from a currency code the advert states elsewhere', () => {
+    expect(parseSalaryFromText(`${line}\nAll amounts are in USD.`, {})).toEqual({ min: 100000, max: 130000, currency: 'USD', period: 'annual' });
+  });
+
+  it('resolves it from the board when the advert names no dollar', () => {
+    expect(parseSalaryFromText(line, { boardDollar: 'CAD' })).toEqual({ min: 100000, max: 130000, currency: 'CAD', period: 'annual' });
+  });
+
+  it('leaves it out when the advert names two dollars, whatever the board says', () => {
+    expect(parseSalaryFromText(`${line}\nWe hire in USD and CAD.`, { boardDollar: 'USD' })).toBeUndefined();
+  });
+
+  it('leaves it out when nothing settles it', () => {
+    expect(parseSalaryFromText(line, {})).toBeUndefined();
+  });
+});

@@ -16,13 +16,18 @@
  *    (`$100,0000`) makes the whole statement unreadable.
  * 3. Ranges: two amounts joined by a dash or a word (to, and, bis, à, a, tot, til, till, hasta, -);
  *    the currency or `k` written once applies to both (`$130-$180K`, `£45-£60k`, `$18.00 - 20.00`).
- *    `up to X` gives only a maximum, `X+`, `from X`, `starting at X` only a minimum, a single amount
- *    both.
+ *    `X+`, `from X`, `starting at X` give only a minimum, a single amount both. `up to X` is a
+ *    ceiling (commission, bonus), never the salary (issue #15). A range whose first end lost a
+ *    thousands group (`$95,00 - $120,000`) is read as meant; any other range whose ends cannot both
+ *    be right (reversed, or one end over six times the other) makes the advert unreadable.
  * 4. An amount counts only with a pay word near it (salary, pay, compensation, wage, rate, OTE,
  *    earnings; Gehalt, Vergütung, brutto; salaire, rémunération; salario, sueldo, retribución;
  *    salaris, loon; lønn; lön) and none of the words that mark other money (funding, raised, ARR,
  *    revenue, valuation, stipend, budget, allowance, bonus, relocation, 401k, quota, deals ...), and
- *    never when followed by million/billion/M/B.
+ *    never when followed by million/billion/M/B. A sentence about benefits, stipends, allowances,
+ *    relocation, sign-on or referral bonuses, quotas, equity or commuting is skipped whole unless it
+ *    is also a pay sentence ("the pay range for this position is", "base salary:", "Gehalt"); a
+ *    range in thousands with its currency (`€55k–€65k`) is pay wording of its own.
  * 5. Period: stated next to the amount (per year, annually, /yr, p.a., jährlich, par an, al año, per
  *    jaar, per år; per month, monatlich, par mois, al mes, per maand, per måned, i månaden; per hour,
  *    /hr, pro Stunde, de l'heure, por hora, per uur, i timen; per day; per week). With none stated,
@@ -30,8 +35,11 @@
  *    states a monthly or hourly pay of that size); anything else has no period and is not published.
  * 6. Currency: the code or an unambiguous symbol (€ EUR, £ GBP, R$ BRL, C$ CAD, A$ AUD, US$ USD, zł
  *    PLN, ₹ INR, CHF); a bare `$` or `kr` is read as the currency of the posting's own country (US,
- *    CA, AU, NZ, SG, HK for `$`; SE, NO, DK for `kr`) and otherwise not at all.
- * 7. Several different figures: figures marked as on-target or total cash (OTE, on-target, total
+ *    CA, AU, NZ, SG, HK for `$`; SE, NO, DK for `kr`); a `$` with no such country is read as the one
+ *    dollar code the advert names elsewhere, else (when the advert names none and the posting has no
+ *    country) as the one dollar currency of the board's other rows, and otherwise not at all.
+ * 7. Several different figures: figures in a pay sentence outrank figures only near a pay word;
+ *    figures marked as on-target or total cash (OTE, on-target, total
  *    compensation, including bonus) give way to a base figure; if more than one different figure is
  *    still left (a range per state or per country, per level) nothing is published.
  * 8. Plausibility: minimum <= maximum, maximum at most six times the minimum, and an amount inside a
@@ -47,6 +55,12 @@ import type { SalaryPeriod } from '../domain/vocabulary.ts';
 export interface SalaryTextContext {
   /** The posting's ISO-3166 alpha-2 country, when resolved: decides what a bare `$` or `kr` means. */
   country?: string;
+  /**
+   * The one dollar currency (ISO 4217: USD, CAD, AUD, NZD, SGD, HKD) the board's other rows make
+   * unambiguous (see `boardDollarCurrency` in enrich.ts), used for a bare `$` when neither the
+   * statement, the posting's country nor the rest of the advert settles it.
+   */
+  boardDollar?: string;
 }
 
 /** `$` in these countries is their own dollar. */
@@ -77,7 +91,34 @@ const PAY_WORD =
 
 /** Words that make a nearby amount something other than this job's pay. */
 const OTHER_MONEY =
-  /\b(?:raised|raise|funding|funded|series\s[a-f]|seed|arr|mrr|valuation|valued|revenue|market|industry|investors?|capital|stipend|budget|allowance|reimburs\w*|relocation|sign[-\s]?on|signing|referral|401\s?\(?k|hsa|fsa|quotas?|deals?|contracts?|aum|volume|loans?|spend|spent|savings|save|worth|customers?|clients?|gmv|tam|fund|grants?|prize|award|credits?|perks?|coworking|co-working|home office|office setup|setup fund|learning|wellness|wellbeing|gym|fitness|lunch|meals?|insurance|donate|price|priced|pricing|cost|costs|fees?|profit)\b/i;
+  /\b(?:raised|raise|funding|funded|series\s[a-f]|seed|arr|mrr|valuation|valued|revenue|market|industry|investors?|capital|stipend|budget|allowance|reimburs\w*|relocation|sign[-\s]?on|signing|referral|401\s?\(?k|hsa|fsa|quotas?|deals?|contracts?|aum|volume|loans?|spend|spent|savings|save|worth|customers?|clients?|gmv|tam|fund|grants?|prize|award|credits?|perks?|coworking|co-working|home office|office setup|setup fund|learning|wellness|wellbeing|gym|fitness|lunch|meals?|insurance|donate|price|priced|pricing|cost|costs|fees?|profit|commuter|commute|commuting|transit|transportation|parking|equity|stock|rsus?|options?|shares|per\s+diem|tuition|childcare|phone|internet)\b/i;
+
+/**
+ * Money that is never this job's pay, looked for in the whole sentence around a figure: benefits,
+ * stipends, allowances, relocation, sign-on and referral bonuses, quotas, equity (issue #15 class 1).
+ * A sentence that also says {@link PAY_SENTENCE} is read figure by figure instead (the close-window
+ * rules in readLine), so "Base salary $X, plus a $Y relocation stipend" still gives X.
+ */
+const BENEFIT_SENTENCE =
+  /\b(?:stipends?|allowances?|reimburs\w*|relocation|sign[-\s]?on|signing\s+bonus|referral|quotas?|equity|stock\s+options?|rsus?|commuter|commute|transit|per\s+diem|401\s?\(?k|perks?|benefits?\s+(?:include|package)|bonus(?:es)?|tuition|wellness|learning\s+budget|home\s+office|coworking|fsa|hsa|hra)\b/i;
+
+/**
+ * Words that make a sentence a statement of this job's pay ("the pay range for this position is",
+ * "base salary:", "salary range", "Gehalt", "rémunération"). A figure in such a sentence outranks
+ * figures found elsewhere only through weaker wording (a heading, "pay" in passing).
+ */
+const PAY_SENTENCE =
+  /\b(?:(?:base|annual|starting|hourly|yearly|monthly)\s+(?:salary|pay|compensation|wage|rate)|(?:salary|pay|compensation|wage|hiring)\s+(?:range|band|bracket|scale)|salary\s*(?::|is|of|for|between)|compensation\s*(?::|is|for)|pay\s*(?::|is\s+between)|hourly\s+rate|(?:brutto)?jahresgehalt|gehalt|verg[uü]tung|salaire|r[ée]mun[ée]ration|salario|sueldo|salaris|l[øo]nn|l[öo]n)\b/i;
+
+/** A word that begins a sentence boundary inside a line: ". " followed by a capital or a digit. */
+function sentenceAround(line: string, start: number, end: number): string {
+  const before = line.slice(0, start);
+  const cut = Math.max(before.search(/(?:[.!?]\s+)(?=[A-Z(][^.!?]*$)/), -1);
+  const from = cut >= 0 ? cut + 1 : 0;
+  const rest = line.slice(end);
+  const stop = rest.search(/[.!?]\s+(?=[A-Z(])/);
+  return line.slice(from, stop >= 0 ? end + stop : line.length);
+}
 
 const BIG_UNIT = /^\s?(?:m\b|mm\b|mn\b|b\b|bn\b|million|billion|trillion|t\b|mio|mrd|milliard)/i;
 
@@ -110,6 +151,8 @@ interface Candidate {
   currency: string;
   period: SalaryPeriod;
   variable: boolean;
+  /** Stated in a pay sentence ({@link PAY_SENTENCE}) or under a pay heading. */
+  strong: boolean;
 }
 
 /** Thrown inside a statement when a number is malformed: the statement is not read at all. */
@@ -139,7 +182,17 @@ export function parseAmount(raw: string): number {
   return Number(whole.replace(/[^\d]/g, '')) + fraction;
 }
 
-function currencyOf(mark: string | undefined, ctx: SalaryTextContext, statement: string): string | undefined {
+/** Dollar currencies an advert names outright anywhere ("USD", "US$", "CAD", "C$"). */
+function dollarCodesIn(text: string): Set<string> {
+  const codes = new Set<string>();
+  for (const m of text.matchAll(/(?<![A-Za-z])(USD|CAD|AUD|NZD|SGD|HKD|US\$|C\$|CA\$|A\$|AU\$|NZ\$|S\$|SG\$|HK\$)/g)) {
+    const code = m[1]!.replace('$', '');
+    codes.add({ US: 'USD', C: 'CAD', CA: 'CAD', A: 'AUD', AU: 'AUD', NZ: 'NZD', S: 'SGD', SG: 'SGD', HK: 'HKD' }[code] ?? code);
+  }
+  return codes;
+}
+
+function currencyOf(mark: string | undefined, ctx: SalaryTextContext, statement: string, text = statement): string | undefined {
   if (!mark) return undefined;
   const m = mark.replace(/\s/g, '').replace(/\.$/, '');
   const upper = m.toUpperCase();
@@ -160,7 +213,15 @@ function currencyOf(mark: string | undefined, ctx: SalaryTextContext, statement:
     // An explicit code anywhere in the statement settles a bare "$" ("$120,000 USD").
     const code = /(?<![A-Za-z])(USD|CAD|AUD|NZD|SGD|HKD)(?![A-Za-z])/.exec(statement)?.[1];
     if (code) return code;
-    return ctx.country ? DOLLAR_BY_COUNTRY[ctx.country] : undefined;
+    // Then the posting's own country; then the one dollar currency the advert names elsewhere
+    // ("... $120,000 ..." and, lines below, "All figures in USD"); then the board's other rows.
+    // Two dollar currencies in the advert, or none anywhere, leave the `$` unread.
+    const own = ctx.country ? DOLLAR_BY_COUNTRY[ctx.country] : undefined;
+    if (own) return own;
+    const named = dollarCodesIn(text);
+    if (named.size === 1) return [...named][0];
+    if (named.size === 0 && !ctx.country) return ctx.boardDollar;
+    return undefined;
   }
   if (upper === 'KR') {
     const code = /(?<![A-Za-z])(SEK|NOK|DKK)(?![A-Za-z])/.exec(statement)?.[1];
@@ -170,6 +231,27 @@ function currencyOf(mark: string | undefined, ctx: SalaryTextContext, statement:
   return undefined;
 }
 
+/**
+ * The one dollar currency a board's rows make unambiguous, for a bare `$` on a row of that board
+ * that resolves no country (issue #15 class 1).
+ *
+ * @param rows each row's structured salary currency (ISO 4217) and resolved country (ISO-3166
+ *        alpha-2), either may be missing.
+ * @returns USD, CAD, AUD, NZD, SGD or HKD when exactly one of them occurs among the rows (as a
+ *          structured currency or as a dollar country's own currency), else undefined.
+ */
+export function boardDollarCurrency(rows: Iterable<{ currency?: string; country?: string }>): string | undefined {
+  const dollars = new Set(Object.values(DOLLAR_BY_COUNTRY));
+  const seen = new Set<string>();
+  for (const row of rows) {
+    const code = row.currency?.toUpperCase();
+    if (code && dollars.has(code)) seen.add(code);
+    const own = row.country ? DOLLAR_BY_COUNTRY[row.country] : undefined;
+    if (own) seen.add(own);
+  }
+  return seen.size === 1 ? [...seen][0] : undefined;
+}
+
 function periodNear(text: string): SalaryPeriod | undefined {
   for (const [period, re] of PERIODS) if (re.test(text)) return period;
   return undefined;
@@ -177,6 +259,23 @@ function periodNear(text: string): SalaryPeriod | undefined {
 
 /** A bare number, a range connector and nothing else before a suffix-only amount ("180,000 - 230,000 USD"). */
 const RANGE_HEAD = new RegExp(String.raw`(?<hn>\d[\d.,'’\u00a0\u202f ]*\d|\d)(?<hk>\s?[kK])?\s*(?:-|–|—|to|bis|à|tot|til|till)\s*$`);
+
+/** A ceiling written before a single amount: "up to", "bis zu", "jusqu'à", "hasta", "max." */
+const UP_TO = /\b(?:up\s+to|bis\s+zu|jusqu'?[àa]|hasta|tot\s+maximaal|opp\s+til|upp\s+till|max(?:imum)?\.?)\s*$/;
+
+/**
+ * The first end of a range as its author meant it, when it was written with a thousands group cut
+ * short: "$95,00 - $120,000" is 95,000–120,000 (the other end shows the separator is a thousands mark,
+ * and "95,00" read as 95 makes no range with 120,000). Any other reading is left as parsed; the
+ * range check then refuses what is still inconsistent.
+ */
+function readAsMeant(rawFirst: string, first: number, rawSecond: string, second: number): number {
+  const short = /^\d{1,3}([.,])\d{1,2}$/.exec(rawFirst.trim());
+  if (!short || first >= 1000 || second < 1000) return first;
+  const thousands = new RegExp(`\\d\\${short[1]}\\d{3}`).test(rawSecond);
+  const meant = Math.trunc(first) * 1000 + Math.round((first % 1) * 1000);
+  return thousands && meant <= second && second <= 6 * meant ? meant : first;
+}
 
 /** Cut a context window at the first list separator: what follows "+", "plus", "," is another item. */
 function clause(text: string): string {
@@ -188,7 +287,7 @@ function clause(text: string): string {
  * Range"), which counts as pay wording for the figures under it.
  * @throws Unreadable when a figure that reads as this job's pay cannot be read without guessing.
  */
-function readLine(line: string, heading: string, ctx: SalaryTextContext): Candidate[] {
+function readLine(line: string, heading: string, ctx: SalaryTextContext, text: string): Candidate[] {
   const out: Candidate[] = [];
   MONEY.lastIndex = 0;
   let consumedUntil = 0;
@@ -228,15 +327,25 @@ function readLine(line: string, heading: string, ctx: SalaryTextContext): Candid
     const behind = line.slice(end, end + 70);
     const near = `${heading} ${before} ${line.slice(start, end)} ${behind}`;
     const explicit = periodNear(`${line.slice(Math.max(0, start - 60), start)} ${line.slice(start, end + 40)}`);
+    const sentence = sentenceAround(line, start, end);
+    const paySentence = PAY_SENTENCE.test(sentence) || (heading !== '' && PAY_SENTENCE.test(heading));
+    // A benefit, stipend, bonus or equity sentence is not the salary, however "per month" or "pay"
+    // it reads ("we pay $150 per month towards your commute"), unless it also states the pay.
+    if (BENEFIT_SENTENCE.test(sentence) && !paySentence) continue;
     // An hourly figure, or a yearly one of five digits, is pay even without the word: perks are
     // neither paid by the hour nor that large.
     const periodSpeaks = explicit === 'hourly' || (explicit === 'annual' && /\d{2}[,.\s']?\d{3}|\d{2,3}\s?[kK]\b/.test(line.slice(start, end)));
-    if (!PAY_WORD.test(near) && !periodSpeaks) continue;
+    // "€55k–€65k": a range in thousands with its currency is how adverts state a salary band.
+    const rangeSpeaks = rawSecond !== undefined && (firstK || secondK) && !OTHER_MONEY.test(sentence);
+    if (!PAY_WORD.test(near) && !periodSpeaks && !rangeSpeaks) continue;
     // Other money words count only in the clause right next to the amount: a sentence can name the
     // salary and, after a "+" or a comma, the equity, bonus and stipends that come with it.
     const closeBefore = line.slice(Math.max(0, start - 45), start).replace(/^.*(?:\+|,|;|\bplus\b)/is, '');
     const closeAfter = clause(line.slice(end, end + 40));
     if (OTHER_MONEY.test(closeBefore.replace(/\b(?:base\s+)?(?:salary|pay|compensation)\b.*$/i, '')) || OTHER_MONEY.test(closeAfter) || ONE_OFF_AFTER.test(after)) continue;
+    const lowerLead = before.slice(-25).toLowerCase();
+    // "Earn up to $X", "bonus of up to X": a ceiling is not what the job pays (issue #15 class 1).
+    if (rawSecond === undefined && UP_TO.test(lowerLead)) continue;
     // From here on the figure reads as pay: anything unreadable about it spoils the whole advert.
     let first = parseAmount(rawFirst) * (firstK ? 1000 : 1);
     let second: number | undefined;
@@ -244,20 +353,20 @@ function readLine(line: string, heading: string, ctx: SalaryTextContext): Candid
       second = parseAmount(rawSecond) * (secondK ? 1000 : 1);
       // "$130-$180K", "£45-£60k": a k written once applies to both ends.
       if (secondK && !firstK && first < 1000) first *= 1000;
+      first = readAsMeant(rawFirst, first, rawSecond, second);
+      // A range whose ends cannot both be right ("$1,000 - $150,000", "$120,000 - $95,000") is a
+      // typo nobody can undo: never publish a guess, and doubt every other figure of the advert.
+      if (first > second || second > 6 * first) throw new Unreadable();
     }
-    const currency = currencyOf(mark, ctx, near) ?? currencyOf(secondMark, ctx, near);
+    const currency = currencyOf(mark, ctx, near, text) ?? currencyOf(secondMark, ctx, near, text);
     if (!currency) throw new Unreadable();
-    const lowerLead = before.slice(-25).toLowerCase();
-    let min: number | undefined = first;
+    const min = first;
     let max: number | undefined = second ?? first;
-    if (second === undefined) {
-      if (/\b(?:up\s+to|bis\s+zu|jusqu'?[àa]|hasta|tot\s+maximaal|opp\s+til|upp\s+till|max(?:imum)?\.?)\s*$/.test(lowerLead)) min = undefined;
-      else if (/^\+/.test(after) || /\b(?:from|starting\s+at|starts\s+at|start\s+at|at\s+least|minimum(?:\s+of)?|ab|à\s+partir\s+de|desde|vanaf|fra|fr[åa]n)\s*$/.test(lowerLead)) max = undefined;
-    }
-    const biggest = Math.max(min ?? 0, max ?? 0);
-    const period: SalaryPeriod | undefined = explicit ?? (biggest >= 10_000 && ANNUAL_BY_DEFAULT.test(near) ? 'annual' : undefined);
+    if (second === undefined && (/^\+/.test(after) || /\b(?:from|starting\s+at|starts\s+at|start\s+at|at\s+least|minimum(?:\s+of)?|ab|à\s+partir\s+de|desde|vanaf|fra|fr[åa]n)\s*$/.test(lowerLead))) max = undefined;
+    const biggest = Math.max(min, max ?? 0);
+    const period: SalaryPeriod | undefined = explicit ?? (biggest >= 10_000 && (ANNUAL_BY_DEFAULT.test(near) || rangeSpeaks) ? 'annual' : undefined);
     if (!period) throw new Unreadable();
-    out.push({ min, max, currency, period, variable: VARIABLE.test(line.slice(Math.max(0, start - 60), start)) || /^\s*(?:\)?\s*)?(?:ote|on[-\s]target)\b/i.test(behind) });
+    out.push({ min, max, currency, period, strong: paySentence, variable: VARIABLE.test(line.slice(Math.max(0, start - 60), start)) || /^\s*(?:\)?\s*)?(?:ote|on[-\s]target)\b/i.test(behind) });
   }
   return out;
 }
@@ -290,7 +399,7 @@ export function parseSalaryFromText(text: string | undefined, ctx: SalaryTextCon
     if (QUICK.test(line) && /\d/.test(line)) {
       try {
         // An implausible figure is simply not this job's pay (a $25 perk called "pay").
-        for (const c of readLine(line, heading, ctx)) if (plausible(c)) found.push(c);
+        for (const c of readLine(line, heading, ctx, text)) if (plausible(c)) found.push(c);
       } catch (error) {
         // A pay figure that cannot be read makes every other figure doubtful (it may be the US range
         // beside a Canadian one): publish nothing.
@@ -301,7 +410,10 @@ export function parseSalaryFromText(text: string | undefined, ctx: SalaryTextCon
     // A heading ("Salary ranges (United States):") covers every amount line under it.
     if (!(QUICK.test(line) && /\d/.test(line))) heading = trimmed.length <= 60 && PAY_WORD.test(trimmed) ? trimmed : '';
   }
-  const base = found.some((c) => !c.variable) ? found.filter((c) => !c.variable) : found;
+  // A figure stated in a pay sentence outranks figures that only stand near a pay word (issue #15
+  // class 1: the pay range is the salary even when a footer names other money "per month").
+  const stated = found.some((c) => c.strong) ? found.filter((c) => c.strong) : found;
+  const base = stated.some((c) => !c.variable) ? stated.filter((c) => !c.variable) : stated;
   const distinct = new Map(base.map((c) => [`${c.min}|${c.max}|${c.currency}|${c.period}`, c]));
   if (distinct.size !== 1) return undefined;
   const [only] = distinct.values();

@@ -13,12 +13,16 @@ describe('normalizeStructuredSalary', () => {
       period: 'annual',
       source: 'structured',
       minAnnualEur: Math.round(48000 * fx.eurPerUnit.USD * 100) / 100,
+      maxAnnualEur: Math.round(70000 * fx.eurPerUnit.USD * 100) / 100,
     });
   });
 
   it('converts a monthly MYR range (bjakcareer.json) and an hourly USD range (Synergy%20Pet%20Group.json)', () => {
     expect(normalizeStructuredSalary({ min: 3500, max: 6000, currency: 'MYR', period: 'monthly' }, fx)?.minAnnualEur).toBe(9043.15);
     expect(normalizeStructuredSalary({ min: 24, max: 27, currency: 'USD', period: 'hourly' }, fx)?.minAnnualEur).toBe(42725.09);
+    // salary_max_annual_eur: the same rule on the maximum (6,000 MYR x 12; 27 USD x 2,080 hours).
+    expect(normalizeStructuredSalary({ min: 3500, max: 6000, currency: 'MYR', period: 'monthly' }, fx)?.maxAnnualEur).toBe(Math.round(6000 * 12 * fx.eurPerUnit.MYR * 100) / 100);
+    expect(normalizeStructuredSalary({ min: 24, max: 27, currency: 'USD', period: 'hourly' }, fx)?.maxAnnualEur).toBe(Math.round(27 * 2080 * fx.eurPerUnit.USD * 100) / 100);
   });
 
   it('keeps a salary whose period has no yearly equivalent but never converts it (silver.json "1 TIME" → period null)', () => {
@@ -28,17 +32,18 @@ describe('normalizeStructuredSalary', () => {
       currency: 'USD',
       source: 'structured',
       minAnnualEur: null,
+      maxAnnualEur: null,
     });
   });
 
   it('keeps a currency without a published rate, with a null annual figure (sully-ai.json SAR monthly)', () => {
-    expect(normalizeStructuredSalary({ min: 70000, max: 100000, currency: 'SAR', period: 'monthly' }, fx)).toMatchObject({ currency: 'SAR', minAnnualEur: null });
+    expect(normalizeStructuredSalary({ min: 70000, max: 100000, currency: 'SAR', period: 'monthly' }, fx)).toMatchObject({ currency: 'SAR', minAnnualEur: null, maxAnnualEur: null });
   });
 
   it('upper-cases the currency and drops one that is not three letters', () => {
     expect(normalizeStructuredSalary({ min: 1, currency: ' eur ', period: 'annual' }, fx)?.currency).toBe('EUR');
     const noCurrency = normalizeStructuredSalary({ min: 50000, currency: 'US$', period: 'annual' }, fx);
-    expect(noCurrency).toEqual({ min: 50000, period: 'annual', source: 'structured', minAnnualEur: null });
+    expect(noCurrency).toEqual({ min: 50000, period: 'annual', source: 'structured', minAnnualEur: null, maxAnnualEur: null });
   });
 
   it('drops a salary with no positive finite amount', () => {
@@ -48,13 +53,14 @@ describe('normalizeStructuredSalary', () => {
     expect(normalizeStructuredSalary({ min: -5, max: Number.NaN, currency: 'USD', period: 'annual' }, fx)).toBeUndefined();
   });
 
-  it('keeps a max-only salary, with no minimum to convert', () => {
+  it('keeps a max-only salary, with no minimum to convert but its maximum converted', () => {
     expect(normalizeStructuredSalary({ min: 0, max: 150000, currency: 'USD', period: 'annual' }, fx)).toEqual({
       max: 150000,
       currency: 'USD',
       period: 'annual',
       source: 'structured',
       minAnnualEur: null,
+      maxAnnualEur: Math.round(150000 * fx.eurPerUnit.USD * 100) / 100,
     });
   });
 

@@ -30,7 +30,8 @@ function positiveAmount(n: number | undefined): number | undefined {
  *   than swapped, because either bound may be the wrong one and the service never guesses.
  * - The currency is kept upper-cased when it is three ASCII letters (ISO 4217 shape), dropped otherwise.
  * - `minAnnualEur` is {@link toAnnualEur} of `min` when min, period and a rated currency are all
- *   known; null otherwise (a max-only salary has no `salary_min` to convert).
+ *   known; null otherwise (a max-only salary has no `salary_min` to convert). `maxAnnualEur` is the
+ *   same for `max` (issue #15, `salary_max_annual_eur`; a min-only salary has none).
  *
  * @returns the normalised salary, or undefined when there is nothing publishable.
  */
@@ -44,7 +45,8 @@ export function normalizeSalary(s: SourceSalary | undefined, source: SalarySourc
   const currency = code && /^[A-Z]{3}$/.test(code) ? code : undefined;
   const period = s.period ?? undefined;
   const minAnnualEur = min !== undefined && period && currency ? toAnnualEur(min, period, currency, fx) : null;
-  const out: NormalizedSalary = { source, minAnnualEur };
+  const maxAnnualEur = max !== undefined && period && currency ? toAnnualEur(max, period, currency, fx) : null;
+  const out: NormalizedSalary = { source, minAnnualEur, maxAnnualEur };
   if (min !== undefined) out.min = min;
   if (max !== undefined) out.max = max;
   if (currency) out.currency = currency;

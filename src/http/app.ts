@@ -21,7 +21,7 @@ import { requireApiKey } from './plugins/auth.ts';
 import { installKeyedAccess } from './plugins/keyed-access.ts';
 import { installKeylessAccess } from './plugins/keyless-access.ts';
 import { parseQueryString } from './query-string.ts';
-import { documentCommaLists, type ParamTable, type QueryContract } from './query-table.ts';
+import { documentCommaLists, storablePathValue, type ParamTable, type QueryContract } from './query-table.ts';
 import { UNMETERED, type RecordMeter } from './record-meter.ts';
 import { createReportReader, defaultReportSettings, type ReportSettings } from '../reports/snapshots.ts';
 import { keyedCompanyRoutes, keylessCompanyRoutes } from './routes/companies.ts';
@@ -159,6 +159,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     request.recordMeter = UNMETERED;
   });
   app.setErrorHandler(errorHandler(options.docsUrl));
+  // Path ids and slugs reach SQL like query values: a NUL character is refused before any handler.
+  app.addHook('preValidation', async (request) => {
+    for (const [name, value] of Object.entries((request.params ?? {}) as Record<string, unknown>)) {
+      if (typeof value === 'string') storablePathValue(name === 'id' ? 'id' : name, value);
+    }
+  });
   const clock = options.clock ?? systemClock;
   const counters: CounterStore = options.requestCounters ?? { kind: 'memory' };
   const requestLimiter = new RequestLimiter(counters, clock);

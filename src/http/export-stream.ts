@@ -56,6 +56,9 @@ async function* exportLines(o: ExportStreamOptions): AsyncGenerator<string> {
   let granted = o.firstGrant;
   let reserved = true;
   let writtenInBatch = 0;
+  // Until the first line is out nothing has been sent: a failure then is thrown, so the request
+  // answers with a plain error status instead of a 200 whose stream carries an error line.
+  let started = false;
   try {
     for (;;) {
       if (!reserved) {
@@ -78,6 +81,7 @@ async function* exportLines(o: ExportStreamOptions): AsyncGenerator<string> {
       const more = rows.length > granted;
       writtenInBatch = 0;
       for (const row of rows.slice(0, granted)) {
+        started = true;
         yield line(toJob(row, { includeDescription: o.includeDescription }));
         writtenInBatch++;
         count++;
@@ -88,14 +92,16 @@ async function* exportLines(o: ExportStreamOptions): AsyncGenerator<string> {
       writtenInBatch = 0;
       if (!more) {
         const end: ExportComplete = { complete: true, count, after };
+        started = true;
         yield line(end);
         return;
       }
     }
   } catch (error) {
-    o.onError?.(error);
     if (reserved) await o.meter.settle(writtenInBatch).catch(() => undefined);
     reserved = false;
+    if (!started) throw error;
+    o.onError?.(error);
     const apiError = toApiError(error);
     const end: ExportErrorLine = { ...errorBody(o.docsUrl, apiError.code, apiError.message), count, after };
     yield line(end);
@@ -105,7 +111,24 @@ async function* exportLines(o: ExportStreamOptions): AsyncGenerator<string> {
   }
 }
 
-/** The export body as a byte stream (UTF-8 NDJSON). */
-export function createExportStream(options: ExportStreamOptions): Readable {
-  return Readable.from(exportLines(options), { objectMode: false, highWaterMark: 64 * 1024 });
+/**
+ * The export body as a byte stream (UTF-8 NDJSON), opened only once its first line is in hand: the
+ * first batch is read (its query planned and run against the input) before the caller sends a status,
+ * so an input the database cannot serve is a plain error answer, never a 200 that ends in an error
+ * line (issue 13, defect 5; the spec allows only the quota line in-stream).
+ * @throws whatever reading the first batch threw (the caller's error handler maps it to the catalogue).
+ */
+export async function openExportStream(options: ExportStreamOptions): Promise<Readable> {
+  const lines = exportLines(options);
+  const first = await lines.next();
+  async function* body(): AsyncGenerator<string> {
+    try {
+      if (!first.done) yield first.value;
+      yield* lines;
+    } finally {
+      // Ends the inner generator (settling its reservation) when the client left before the delegation began.
+      await lines.return(undefined);
+    }
+  }
+  return Readable.from(body(), { objectMode: false, highWaterMark: 64 * 1024 });
 }

@@ -12,7 +12,7 @@
  * ignored). `limit=abc` therefore still answers with the default page, never a 400.
  */
 import { Type, type TObject, type TSchema } from 'typebox';
-import type { ErrorCode } from '../domain/errors.ts';
+import { ApiError, type ErrorCode } from '../domain/errors.ts';
 
 /** The query string after first-occurrence de-duplication (`query-string.ts`): one string per name. */
 export type RawQuery = Readonly<Record<string, string | undefined>>;
@@ -117,6 +117,30 @@ export function documentCommaLists<T>(document: T): T {
 }
 
 /**
+ * Characters no parameter may hold: NUL, which PostgreSQL's text type cannot store and refuses with an
+ * error (so a value holding it could only fail in SQL). Every other code point is a legal `text`
+ * value; invalid UTF-8 never reaches here (URLSearchParams decodes it to U+FFFD).
+ */
+const UNSTORABLE = '\u0000';
+
+/**
+ * A declared parameter's raw value, refused when it holds a character PostgreSQL cannot store
+ * (issue 13, defect 4: a NUL byte reached SQL as a 500).
+ * @throws ApiError 400 `bad_request` naming the parameter.
+ */
+export function storableValue(name: string, value: string | undefined): string | undefined {
+  if (value !== undefined && value.includes(UNSTORABLE)) {
+    throw new ApiError('bad_request', `The value of ${name} contains a NUL character (%00), which no parameter may hold.`);
+  }
+  return value;
+}
+
+/** A path parameter's value refused like {@link storableValue} (ids and slugs reach SQL too). */
+export function storablePathValue(name: string, value: string): void {
+  if (value.includes(UNSTORABLE)) throw new ApiError('bad_request', `The ${name} in the path contains a NUL character (%00), which no ${name} holds.`);
+}
+
+/**
  * Build a route's query contract.
  * @param spec.order the order parameters are read and checks run in, which decides the error a
  *   request with several bad values gets; every parameter exactly once (default: table order, no
@@ -140,14 +164,18 @@ export function queryContract<C, const P extends ParamTable<C>, R>(spec: {
   if (unknown.length > 0 || missing.length > 0 || new Set(ordered).size !== ordered.length) {
     throw new Error(`query order must name every declared parameter once (undeclared: ${unknown.join(', ') || 'none'}; not read: ${missing.join(', ') || 'none'})`);
   }
+  // Every parameter refuses a NUL character with 400 bad_request before its parser runs (storableValue).
+  const params = Object.fromEntries(
+    Object.entries(spec.params).map(([name, param]) => [name, param.errors.includes('bad_request') ? param : { ...param, errors: [...param.errors, 'bad_request'] }]),
+  ) as unknown as P;
   return {
-    params: spec.params,
-    schema: querySchema(spec.params as ParamTable<never>),
+    params,
+    schema: querySchema(params as ParamTable<never>),
     parse(raw, ctx) {
       const values: Record<string, unknown> = {};
       for (const step of steps) {
         if (typeof step === 'function') step(values as Partial<QueryValues<P>>, ctx);
-        else values[step] = spec.params[step]!.parse(raw[step], ctx);
+        else values[step] = params[step]!.parse(storableValue(step, raw[step]), ctx);
       }
       return spec.build(values as QueryValues<P>, ctx);
     },

@@ -30,6 +30,40 @@ export function text(name: string, value: string | undefined): string | undefine
   return trimmed === '' ? undefined : trimmed;
 }
 
+/** Longest full-text query read, characters (issue 13, defect 5; a title or a phrase is far shorter). */
+export const SEARCH_MAX_LENGTH = 500;
+/** Most terms (words, quoted phrases, `or`) in one full-text query after normalising (issue 13, defect 5). */
+export const SEARCH_MAX_TERMS = 32;
+
+/**
+ * A full-text query (web-search syntax: words, "quoted phrase", `or`, -word) normalised so that
+ * PostgreSQL's `websearch_to_tsquery` can always plan it: a run of `-` becomes one, and a `-` that
+ * negates nothing (not followed by a letter, digit or quote) is dropped. Without this, 33 `-` in a
+ * row, or `-(-(-(...`, nest NOT operators past the parser's stack ("tsquery stack too small", a 500).
+ * Absent, empty or blank → undefined.
+ * @throws ApiError 422 `bad_query` when the value is longer than {@link SEARCH_MAX_LENGTH} characters,
+ *   holds more than {@link SEARCH_MAX_TERMS} terms, or has no letter or digit to search for.
+ */
+export function searchText(name: string, value: string | undefined): string | undefined {
+  const raw = text(name, value);
+  if (raw === undefined) return undefined;
+  if (raw.length > SEARCH_MAX_LENGTH) {
+    throw new ApiError('bad_query', `The value of ${name} is ${raw.length} characters long; a full-text query may have at most ${SEARCH_MAX_LENGTH}.`);
+  }
+  const normal = raw
+    .replace(/-{2,}/g, '-')
+    .replace(/-(?![\p{L}\p{N}"])/gu, ' ')
+    .split(/\s+/)
+    .filter(Boolean);
+  if (normal.length > SEARCH_MAX_TERMS) {
+    throw new ApiError('bad_query', `The value of ${name} has ${normal.length} terms; a full-text query may have at most ${SEARCH_MAX_TERMS}.`);
+  }
+  if (!/[\p{L}\p{N}]/u.test(raw)) {
+    throw new ApiError('bad_query', `The value ${quoteValue(raw)} of ${name} has no letter or digit to search for.`);
+  }
+  return normal.join(' ');
+}
+
 /**
  * Split a comma list into trimmed, non-empty items; the first `max` items as sent are kept (the rest
  * is truncated, spec: Deliberate non-errors), then repeats are dropped. Undefined when none remain.

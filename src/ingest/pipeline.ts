@@ -7,7 +7,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { CrawlTarget } from '../domain/crawl-target.ts';
-import { enrichPosting, type ProviderProfile } from '../enrich/enrich.ts';
+import { boardContext, enrichPosting, type ProviderProfile } from '../enrich/enrich.ts';
 import type { FxRates } from '../enrich/fx.ts';
 import { DEFAULT_ABSENCE_POLICY, type AbsencePolicy, type CrawlCounts, type LedgerPosting } from '../domain/lifecycle.ts';
 import { applyCrawl, applyUnchangedBoard, closeProvedDead, missingRowsToProbe } from '../store/ledger.ts';
@@ -223,8 +223,9 @@ async function crawlLeased(deps: PipelineDeps, providers: Map<string, ProviderIn
   try {
     // Read per crawl, so an opt-out recorded while the worker runs applies from the next board on.
     const optouts = await loadActiveOptouts(deps.db);
+    const board = boardContext(outcome.postings);
     postings = outcome.postings.map((posting) => {
-      const job = enrichPosting(posting, provider, deps.fx);
+      const job = enrichPosting(posting, provider, deps.fx, board);
       const verdict = judgePosting(job, {
         providerId: provider.id,
         redistributable: provider.redistributable,

@@ -4,7 +4,7 @@
  */
 import { SingleBar, Presets } from 'cli-progress';
 import { Command, InvalidArgumentError } from 'commander';
-import { SETTINGS, ConfigError } from '../config/config.ts';
+import { configText, ConfigError } from '../config/config.ts';
 import { CONNECTOR_IDS, type ConnectorId } from '../domain/crawl-target.ts';
 import { createApiKey, KeyInputError, listApiKeys, renameApiKey, revokeApiKey, rotateApiKey } from '../access/api-keys.ts';
 import { clearValidators, listTargets, upsertTarget } from '../store/crawl-targets.ts';
@@ -16,7 +16,7 @@ import { verifyWebsites } from '../ingest/website-verifier.ts';
 import { startDemoSources } from './demo.ts';
 import { runImport } from './import.ts';
 import { openRuntime } from './runtime.ts';
-import { INGEST_STATEMENT_TIMEOUT_MS, serve } from './serve.ts';
+import { serve } from './serve.ts';
 import { runWorker } from './worker.ts';
 
 function countryCode(value: string): string {
@@ -86,7 +86,7 @@ program
   .option('--target <id...>', 'only these target ids (see `jobledger targets list`)')
   .option('--refetch', 'ask for full boards instead of conditional requests, so every posting is enriched and judged again (after an upgrade)', false)
   .action(async (options: { demo: boolean; target?: string[]; refetch: boolean }) => {
-    const rt = await openRuntime({ applicationName: 'jobledger-ingest', statementTimeoutMs: INGEST_STATEMENT_TIMEOUT_MS });
+    const rt = await openRuntime({ applicationName: 'jobledger-ingest', statementTimeout: 'ingest' });
     try {
       let baseUrls = rt.config.sources;
       let fetch = rt.config.fetch;
@@ -135,7 +135,7 @@ program
   .option('--database-url <url>', 'PostgreSQL to seed (default: DATABASE_URL, else the embedded ledger)')
   .action(async (options: { rows: number; seed: number; anchor?: Date; closedShare: number; withheldShare: number; databaseUrl?: string }) => {
     if (options.databaseUrl) process.env.DATABASE_URL = options.databaseUrl;
-    const rt = await openRuntime({ applicationName: 'jobledger-bench-seed', statementTimeoutMs: 0 });
+    const rt = await openRuntime({ applicationName: 'jobledger-bench-seed', statementTimeout: 'none' });
     try {
       const db = rt.database.db;
       if ((await countCorpusRows(db)) === 0) {
@@ -170,7 +170,7 @@ program
   .command('config')
   .description('List every environment variable the service reads, with its default.')
   .action(() => {
-    for (const s of SETTINGS) process.stdout.write(`${s.env}=${s.default ?? ''}\n    ${s.description}\n`);
+    process.stdout.write(configText());
   });
 
 /** Run `work` against the ledger, closing it afterwards. */

@@ -8,17 +8,18 @@ import { openDatabase, type Database } from '../store/database.ts';
 import { migrate } from '../store/migrate.ts';
 import { createLogger } from './logger.ts';
 
-/** Statement timeout of the ingestion pools: crawls write whole boards, well past the API's 10 s. */
-export const INGEST_STATEMENT_TIMEOUT_MS = 120_000;
-
 export interface Runtime {
   config: Config;
   log: Logger;
   database: Database;
 }
 
-/** Load config, open and migrate the ledger. */
-export async function openRuntime(options: { statementTimeoutMs?: number; applicationName: string }): Promise<Runtime> {
+/**
+ * Load config, open and migrate the ledger. The pool's statement timeout is the API's
+ * (`statementTimeoutMs`), the ingestion one (`ingestStatementTimeoutMs`: crawls write whole boards)
+ * or none.
+ */
+export async function openRuntime(options: { statementTimeout?: 'api' | 'ingest' | 'none'; applicationName: string }): Promise<Runtime> {
   const config = loadConfig();
   const log = createLogger(config.logLevel);
   const database = await openDatabase(
@@ -26,7 +27,7 @@ export async function openRuntime(options: { statementTimeoutMs?: number; applic
       databaseUrl: config.databaseUrl,
       dataDir: config.dataDir,
       embeddedPgPort: config.embeddedPgPort,
-      statementTimeoutMs: options.statementTimeoutMs ?? config.statementTimeoutMs,
+      statementTimeoutMs: { api: config.statementTimeoutMs, ingest: config.ingestStatementTimeoutMs, none: 0 }[options.statementTimeout ?? 'api'],
       applicationName: options.applicationName,
     },
     log,

@@ -6,6 +6,7 @@ import type { Kysely } from 'kysely';
 import { connectRedis, waitForRedis, type CounterStore } from '../access/counters.ts';
 import { Billing } from '../billing/billing.ts';
 import { StripeCheckout } from '../billing/stripe-checkout.ts';
+import { stripeSettings } from '../config/config.ts';
 import { buildApp } from '../http/app.ts';
 import { startReportRefresher, type ReportRefresher } from '../reports/refresher.ts';
 import { defaultReportSettings } from '../reports/snapshots.ts';
@@ -16,10 +17,8 @@ import { cursorSecret } from '../store/settings.ts';
 import { seedBundledTargets } from '../ingest/bundled-feeds.ts';
 import { DEMO_KEY_PLAN, ensureDemoKey, startDemoSources } from './demo.ts';
 import { runImport } from './import.ts';
-import { INGEST_STATEMENT_TIMEOUT_MS, onShutdownSignal, openRuntime } from './runtime.ts';
+import { onShutdownSignal, openRuntime } from './runtime.ts';
 import { startWorker, type RunningWorker, type WorkerSources } from './worker.ts';
-
-export { INGEST_STATEMENT_TIMEOUT_MS } from './runtime.ts';
 
 export interface ServeOptions {
   demo: boolean;
@@ -59,7 +58,7 @@ export async function serve(options: ServeOptions): Promise<void> {
       const demo = await startDemoSources(config.fetch);
       closeReplay = () => demo.replay.close();
       sources = { fetch: demo.fetch, baseUrls: demo.replay.baseUrls, pageUrl: demo.replay.pageUrl };
-      ingestDb = connect(database.connectionString, { statementTimeoutMs: INGEST_STATEMENT_TIMEOUT_MS, maxConnections: 4, applicationName: 'jobledger-ingest', log }).db;
+      ingestDb = connect(database.connectionString, { statementTimeoutMs: config.ingestStatementTimeoutMs, maxConnections: 4, applicationName: 'jobledger-ingest', log }).db;
       const targets = await seedBundledTargets(ingestDb);
       log.info({ boards: targets.length }, 'importing the bundled real feeds through the replay server');
       await runImport(ingestDb, log, targets, sources, { absence: config.absence, probeLimit: config.worker.probeLimit });
@@ -76,6 +75,7 @@ export async function serve(options: ServeOptions): Promise<void> {
       requestCounters = config.requestCounters === 'memory' ? { kind: 'memory' } : { kind: 'postgres', pool: database.pool };
     }
     log.info({ requestCounters: requestCounters.kind }, 'request counters');
+    const stripe = stripeSettings(config.stripe);
     const app = await buildApp({
       db: database.db,
       log,
@@ -85,9 +85,9 @@ export async function serve(options: ServeOptions): Promise<void> {
       trustProxyHops: config.trustProxyHops,
       keylessBurst: config.keylessBurst,
       reports,
-      billing: new Billing({ db: database.db, log, provider: config.stripe ? new StripeCheckout(config.stripe) : undefined }),
+      billing: new Billing({ db: database.db, log, provider: stripe ? new StripeCheckout(stripe) : undefined }),
     });
-    log.info({ payments: config.stripe ? 'stripe' : 'off', plansOnSale: config.stripe ? Object.keys(config.stripe.prices) : [] }, 'checkout');
+    log.info({ payments: stripe ? 'stripe' : 'off', plansOnSale: stripe ? Object.keys(stripe.prices) : [] }, 'checkout');
     await app.listen({ port: config.port, host: config.host });
     // Report snapshots are the worker's job (docs/architecture.md); until a separate worker runs them,
     // the API process refreshes them on a timer, on the API pool (each report is one short query set).

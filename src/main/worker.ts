@@ -13,7 +13,7 @@ import type { PipelineDeps } from '../ingest/pipeline.ts';
 import { createPostingProbe } from '../ingest/posting-probe.ts';
 import { connect, type Database } from '../store/database.ts';
 import { startDemoSources } from './demo.ts';
-import { INGEST_STATEMENT_TIMEOUT_MS, onShutdownSignal, openRuntime } from './runtime.ts';
+import { onShutdownSignal, openRuntime } from './runtime.ts';
 
 /** Where the worker's crawls go: the real APIs (config `sources`) or the demo's replay server. */
 export interface WorkerSources {
@@ -33,7 +33,7 @@ export interface RunningWorker {
  */
 export async function startWorker(config: Config, log: Logger, database: Database, sources: WorkerSources): Promise<RunningWorker> {
   const ingest = connect(database.connectionString, {
-    statementTimeoutMs: INGEST_STATEMENT_TIMEOUT_MS,
+    statementTimeoutMs: config.ingestStatementTimeoutMs,
     maxConnections: 2 * config.worker.concurrency + 2,
     applicationName: 'jobledger-worker',
     log,

@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { bareDomain } from '../domain/domain-name.ts';
+import { bareDomain, legacyHostDomain } from '../domain/domain-name.ts';
 import { identityKey } from '../domain/employer.ts';
 import { slugify } from '../domain/slug.ts';
 import type { DB } from './schema.ts';
@@ -40,6 +40,7 @@ const COMPANY_SLUG_LOCK = 4_711_002;
  */
 export async function resolveCompany(db: Kysely<DB>, input: CompanyInput): Promise<CompanyRef> {
   const key = identityKey(input);
+  await rekeyLegacyHost(db, input, key);
   const known = await db.selectFrom('companies').select(['id', 'slug', 'name', 'logo_url']).where('identity_key', '=', key).executeTakeFirst();
   if (known && known.name === input.name && (input.logoUrl === undefined || known.logo_url === input.logoUrl)) {
     return { id: known.id, slug: known.slug, name: known.name };
@@ -86,6 +87,24 @@ async function createOrRename(trx: Transaction<DB>, input: CompanyInput, key: st
     .returning(['id', 'slug', 'name'])
     .executeTakeFirstOrThrow();
   return created;
+}
+
+/**
+ * A company row keyed by a whole host before keys became registrable domains
+ * (`domain:careers.acme.co.uk`, now `domain:acme.co.uk`) takes the new key and domain, so the
+ * employer keeps its id and slug. Nothing happens when no such row exists or a row already has the
+ * new key.
+ */
+async function rekeyLegacyHost(db: Kysely<DB>, input: CompanyInput, key: string): Promise<void> {
+  const host = input.domain ? legacyHostDomain(input.domain) : undefined;
+  if (!host || !key.startsWith('domain:')) return;
+  const taken = await db.selectFrom('companies').select('id').where('identity_key', '=', key).executeTakeFirst();
+  if (taken) return;
+  await db
+    .updateTable('companies')
+    .set({ identity_key: key, domain: key.slice('domain:'.length), updated_at: new Date() })
+    .where('identity_key', '=', `domain:${host}`)
+    .execute();
 }
 
 /** The bare slug if free (or already ours), else the hash-suffixed one. */

@@ -65,6 +65,7 @@ export const JOB_COLUMNS = [
   'j.salary_period',
   'j.salary_source',
   'j.salary_min_annual_eur',
+  'j.salary_max_annual_eur',
   'j.field_sources',
   'j.attribution',
   'j.canonical_url',
@@ -99,7 +100,7 @@ function inWithNull(eb: JobsEb, column: NullableColumn, values: readonly string[
 
 /** A web-search query in the `simple` configuration (spec: "No stemming"); never fails on user input. */
 function webSearch(text: string) {
-  return sql`websearch_to_tsquery('simple', ${text})`;
+  return sql`websearch_to_tsquery('simple', jobledger_search_text(${text}))`;
 }
 
 /**

@@ -93,6 +93,7 @@ function contentColumns(job: NormalizedJob, verdict: QualityVerdict, company: Co
     salary_period: job.salary?.period ?? null,
     salary_source: job.salary?.source ?? null,
     salary_min_annual_eur: job.salary?.minAnnualEur ?? null,
+    salary_max_annual_eur: job.salary?.maxAnnualEur ?? null,
     field_sources: JSON.stringify(job.fieldSources),
     attribution: job.attribution ?? null,
     canonical_url: job.canonicalUrl ?? null,
@@ -237,7 +238,7 @@ const CONTENT_COLUMN_NAMES = [
   'employment_type', 'seniority', 'category', 'category_confidence', 'posted_at', 'upstream_closes_at', 'withheld_kind',
   'quality_verdict', 'quality_rule_id', 'quality_matched_host', 'poster_type', 'apply_url', 'posting_url', 'source_type',
   'provider_type', 'has_description', 'description_html', 'description_text', 'salary_min', 'salary_max', 'salary_currency',
-  'salary_period', 'salary_source', 'salary_min_annual_eur', 'field_sources', 'attribution', 'canonical_url', 'content_hash',
+  'salary_period', 'salary_source', 'salary_min_annual_eur', 'salary_max_annual_eur', 'field_sources', 'attribution', 'canonical_url', 'content_hash',
 ] as const satisfies readonly (keyof ContentColumns)[];
 
 const ROW_WRITE_CHUNK = 500;

@@ -115,6 +115,7 @@ export interface JobsTable {
   salary_period: string | null;
   salary_source: 'structured' | 'parsed_description' | null;
   salary_min_annual_eur: number | null;
+  salary_max_annual_eur: number | null;
   field_sources: ColumnType<FieldSources, string, string>;
   attribution: string | null;
   canonical_url: string | null;

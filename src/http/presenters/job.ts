@@ -39,6 +39,7 @@ export function toJob(row: JobViewRow, options: JobViewOptions): Job {
     provider_type: row.provider_type as Job['provider_type'],
     has_description: row.has_description,
     salary_min_annual_eur: row.salary_min_annual_eur,
+    salary_max_annual_eur: row.salary_max_annual_eur,
     field_sources: row.field_sources as FieldSources,
   };
   const optional: Partial<Job> = {

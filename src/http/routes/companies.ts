@@ -93,7 +93,7 @@ export function keyedCompanyRoutes(ctx: AppContext) {
     security: [{ bearerAuth: [] }],
     query: keyedDirectoryQuery,
     context: (request) => directoryContextOf(request, 'keyed'),
-    response: { 200: CompanyPageSchema, ...errorResponses(401, 402, 422, 429, 500, 503) },
+    response: { 200: CompanyPageSchema, ...errorResponses(400, 401, 402, 422, 429, 500, 503) },
   });
 
   return async (app: FastifyInstance) => {
@@ -124,7 +124,7 @@ export function keyedCompanyRoutes(ctx: AppContext) {
           summary: 'One employer by slug; a retired slug answers 301',
           security: [{ bearerAuth: [] }],
           params: SlugParams,
-          response: { 200: CompanyEnvelopeSchema, 301: MovedResponse, ...errorResponses(401, 402, 404, 429, 500, 503) },
+          response: { 200: CompanyEnvelopeSchema, 301: MovedResponse, ...errorResponses(400, 401, 402, 404, 429, 500, 503) },
         },
       },
       async (request, reply) => {
@@ -155,7 +155,7 @@ export function keylessCompanyRoutes(ctx: AppContext) {
     security: [],
     query: keylessDirectoryQuery,
     context: (request) => directoryContextOf(request, 'keyless'),
-    response: { 200: CompanyPageSchema, ...errorResponses(402, 422, 429, 500, 503) },
+    response: { 200: CompanyPageSchema, ...errorResponses(400, 402, 422, 429, 500, 503) },
   });
 
   return async (app: FastifyInstance) => {
@@ -178,7 +178,7 @@ export function keylessCompanyRoutes(ctx: AppContext) {
           summary: 'One employer by slug; a retired slug answers 301',
           security: [],
           params: SlugParams,
-          response: { 200: CompanyEnvelopeSchema, 301: MovedResponse, ...errorResponses(404, 429, 500, 503) },
+          response: { 200: CompanyEnvelopeSchema, 301: MovedResponse, ...errorResponses(400, 404, 429, 500, 503) },
         },
       },
       async (request, reply) => {

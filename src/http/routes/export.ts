@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { NDJSON_CONTENT_TYPE, ExportLineSchema } from '../../domain/export.ts';
 import type { AppContext } from '../context.ts';
-import { createExportStream, EXPORT_BATCH_SIZE } from '../export-stream.ts';
+import { EXPORT_BATCH_SIZE, openExportStream } from '../export-stream.ts';
 import { createRoute, serveRoute } from '../route.ts';
 import { ErrorSchema, errorResponses } from '../schemas/errors.ts';
 import { exportQuery } from '../schemas/export.ts';
@@ -38,7 +38,7 @@ export function exportRoutes(ctx: AppContext) {
         description: 'upgrade_required: the plan lacks bulk_export.',
         headers: { 'X-SVC-Required-Feature': { type: 'string', description: 'The missing entitlement: bulk_export.' } },
       }),
-      ...errorResponses(401, 402, 422, 429, 500, 503),
+      ...errorResponses(400, 401, 402, 422, 429, 500, 503),
     },
   });
 
@@ -47,7 +47,7 @@ export function exportRoutes(ctx: AppContext) {
     serveRoute(app, route, async ({ request, reply, query }) => {
       // The first batch is reserved before the 200 starts, so a spent allowance is a plain 402.
       const firstGrant = await request.recordMeter.reserve(EXPORT_BATCH_SIZE);
-      const stream = createExportStream({
+      const stream = await openExportStream({
         db: ctx.db,
         filter: query.filter,
         status: query.status,

@@ -61,7 +61,7 @@ export function keyedJobRoutes(ctx: AppContext) {
     security: [{ bearerAuth: [] }],
     params: JobIdParams,
     query: jobQuery,
-    response: { 200: JobEnvelopeSchema, ...errorResponses(401, 402, 404, 422, 429, 500, 503) },
+    response: { 200: JobEnvelopeSchema, ...errorResponses(400, 401, 402, 404, 422, 429, 500, 503) },
   });
 
   return async (app: FastifyInstance) => {
@@ -123,7 +123,7 @@ export function keylessJobRoutes(ctx: AppContext) {
           summary: 'One live listing by uuid or slug, description included',
           security: [],
           params: JobIdParams,
-          response: { 200: JobEnvelopeSchema, ...errorResponses(404, 429, 500, 503) },
+          response: { 200: JobEnvelopeSchema, ...errorResponses(400, 404, 429, 500, 503) },
         },
       },
       async (request) => {

@@ -68,7 +68,7 @@ function feedRoute<Item>(o: {
     security: [{ bearerAuth: [] }],
     entitlement: 'delta_feed',
     query: o.query,
-    response: { 200: o.page, ...errorResponses(401, 402, 403, 422, 429, 500, 503) },
+    response: { 200: o.page, ...errorResponses(400, 401, 402, 403, 422, 429, 500, 503) },
   });
   return (app: FastifyInstance) =>
     serveRoute(app, route, async ({ request, query }) => {
@@ -122,7 +122,7 @@ export function syncRoutes(ctx: AppContext) {
     security: [{ bearerAuth: [] }],
     query: closedJobsQuery,
     context: (request) => listingContextOf(ctx, request, 'keyed'),
-    response: { 200: JobPageSchema, ...errorResponses(401, 402, 422, 429, 500, 503) },
+    response: { 200: JobPageSchema, ...errorResponses(400, 401, 402, 422, 429, 500, 503) },
   });
 
   return async (app: FastifyInstance) => {

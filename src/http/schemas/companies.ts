@@ -9,7 +9,7 @@ import { DEFAULT_LIMIT, LIST_MAX } from '../../domain/listing-filter.ts';
 import { LEGACY_SOURCE_TYPE, type SourceType } from '../../domain/vocabulary.ts';
 import { KEYLESS_MAX_LIMIT, keyRequiredToPageMessage, LEGAL_VALUES_AT, type Surface } from '../endpoints.ts';
 import { collect, paramsOf, queryContract, type QueryCheck } from '../query-table.ts';
-import { commaList, parseBoolean, parseLimit, parseOptionalBoolean } from '../query-values.ts';
+import { commaList, parseBoolean, parseLimit, parseOptionalBoolean, quoteValue } from '../query-values.ts';
 
 /** What parsing a directory query needs to know about the caller. */
 export interface DirectoryContext {
@@ -46,7 +46,7 @@ function parseSourceTypes(value: string | undefined, ctx: DirectoryContext): Sou
       items.map((raw) => {
         const v = raw.toLowerCase();
         const hit = LEGACY_SOURCE_TYPE[v] ?? (COMPANY_SOURCE_TYPES as readonly string[]).find((t) => t === v);
-        if (!hit) throw new ApiError('bad_source_type', `The value "${raw}" is not a legal source_type; the legal values are listed at ${where}.`);
+        if (!hit) throw new ApiError('bad_source_type', `The value ${quoteValue(raw)} is not a legal source_type; the legal values are listed at ${where}.`);
         return hit as SourceType;
       }),
     ),
@@ -62,7 +62,7 @@ function parseOffset(value: string | undefined): number {
   if (v === undefined || v === '') return 0;
   const n = Number(v);
   if (!/^\d+$/.test(v) || !Number.isSafeInteger(n) || n > COMPANY_OFFSET_MAX) {
-    throw new ApiError('bad_offset', `offset=${value} is not allowed; offset is an integer from 0 to ${COMPANY_OFFSET_MAX}. Page deeper with next_cursor.`);
+    throw new ApiError('bad_offset', `The value ${quoteValue(v)} of offset is not allowed; offset is an integer from 0 to ${COMPANY_OFFSET_MAX}. Page deeper with next_cursor.`);
   }
   return n;
 }

@@ -35,6 +35,9 @@ import {
   parseInstant,
   parseOptionalBoolean,
   quoteValue,
+  SEARCH_MAX_LENGTH,
+  SEARCH_MAX_TERMS,
+  searchText,
   text,
   vocabularyError,
 } from '../query-values.ts';
@@ -138,7 +141,13 @@ function booleanFilter<K extends 'remoteConfirmed' | 'hasDescription'>(into: K, 
 
 /** Web-search text into filter property `into`. */
 function textFilter<K extends 'q' | 'title' | 'titleExclude' | 'descriptionContains'>(into: K, name: string, description: string, example: string) {
-  return filterField(into, { type: Type.String(), description, example, errors: ['bad_request'], parse: (value) => text(name, value) });
+  return filterField(into, {
+    type: Type.String({ maxLength: SEARCH_MAX_LENGTH }),
+    description: `${description} At most ${SEARCH_MAX_LENGTH} characters and ${SEARCH_MAX_TERMS} terms; a value without a letter or digit, or over either bound: 422 bad_query.`,
+    example,
+    errors: ['bad_query', 'bad_request'],
+    parse: (value) => searchText(name, value),
+  });
 }
 
 /** A comma list of free values, trimmed and cased by `canonical`, repeats dropped. */

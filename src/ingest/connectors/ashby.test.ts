@@ -97,7 +97,7 @@ describe('Ashby connector on the recorded boards', () => {
         { text: 'Amsterdam', country: 'Netherlands', region: 'North Holland', city: 'Amsterdam' },
         { text: 'Munich', country: 'Germany', region: 'Bavaria', city: 'Munich' },
       ],
-      remoteFlag: 'on_site',
+      remoteFlag: 'not_remote',
       employmentType: 'FullTime',
       postedAt: '2025-08-29T13:43:12.621Z',
       descriptionHtml: raw.descriptionHtml,
@@ -122,7 +122,7 @@ describe('Ashby connector on the recorded boards', () => {
     const posting = await find('bjakcareer', 'b1212e14-e0f6-4151-9cc9-0d286a164d41');
     expect(posting.salary).toEqual({ min: 3500, max: 6000, currency: 'MYR', period: 'monthly' });
     expect(posting.locations).toEqual([{ text: 'Malaysia', country: 'Malaysia', region: 'Selangor', city: 'Bandar Utama, Petaling Jaya' }]);
-    expect(posting.remoteFlag).toBe('on_site');
+    expect(posting.remoteFlag).toBe('not_remote');
     expect(posting.postedAt).toBe('2025-10-15T06:08:46.281Z');
   });
 

@@ -41,7 +41,7 @@ const calls = (names, message) => ({
 const QUERY_BUILDER = calls(BUILDER_CALLS, 'Only src/store speaks SQL: move this query into a repository there.');
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'coverage/', 'bench/results/'] },
+  { ignores: ['node_modules/', 'data/', 'coverage/', 'bench/results/', 'packages/*/dist/', 'packages/*/src/generated/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -75,7 +75,7 @@ export default tseslint.config(
   {
     files: ['src/enrich/**/*.ts'],
     rules: {
-      '@typescript-eslint/no-restricted-imports': imports({ forbidden: ['ingest', 'store', 'http', 'access', 'reports', 'config', 'bench'], message: 'enrich imports only domain.' }),
+      '@typescript-eslint/no-restricted-imports': imports({ forbidden: ['ingest', 'store', 'http', 'access', 'reports', 'config', 'bench', 'accounts', 'mail', 'site'], message: 'enrich imports only domain.' }),
     },
   },
   {
@@ -84,7 +84,7 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-restricted-imports': imports({
         sql: true,
-        forbidden: ['access', 'enrich', 'http', 'ingest', 'reports', 'config', 'bench'],
+        forbidden: ['access', 'enrich', 'http', 'ingest', 'reports', 'config', 'bench', 'accounts', 'mail', 'site'],
         message: 'store imports only domain: decisions live in domain, shapes served in http/presenters.',
       }),
       'no-restricted-syntax': 'off',
@@ -93,7 +93,7 @@ export default tseslint.config(
   {
     files: ['src/access/**/*.ts'],
     rules: {
-      '@typescript-eslint/no-restricted-imports': imports({ forbidden: ['enrich', 'http', 'ingest', 'reports', 'config', 'bench'], message: 'access imports only domain and store.' }),
+      '@typescript-eslint/no-restricted-imports': imports({ forbidden: ['enrich', 'http', 'ingest', 'reports', 'config', 'bench', 'accounts', 'mail', 'site'], message: 'access imports only domain and store.' }),
     },
   },
   {
@@ -103,7 +103,7 @@ export default tseslint.config(
     // snapshots are stored through store/report-snapshots.ts.
     files: ['src/reports/**/*.ts'],
     rules: {
-      '@typescript-eslint/no-restricted-imports': imports({ sql: true, forbidden: ['access', 'http', 'ingest', 'config', 'bench'], message: 'reports import only domain, enrich and store.' }),
+      '@typescript-eslint/no-restricted-imports': imports({ sql: true, forbidden: ['access', 'http', 'ingest', 'config', 'bench', 'accounts', 'mail', 'site'], message: 'reports import only domain, enrich and store.' }),
       'no-restricted-syntax': ['error', calls(WRITE_CALLS, 'Reports only read: write through a repository in src/store.')],
     },
   },
@@ -119,6 +119,32 @@ export default tseslint.config(
     files: ['src/http/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': imports({ forbidden: ['ingest', 'bench'], message: 'http never imports ingest or bench.' }),
+    },
+  },
+  {
+    // The website's rooms (docs/website.md): accounts decide over domain, store and access; mail only sends.
+    files: ['src/accounts/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': imports({ forbidden: ['enrich', 'http', 'ingest', 'reports', 'config', 'bench', 'mail', 'site'], message: 'accounts import only domain, store and access.' }),
+    },
+  },
+  {
+    files: ['src/mail/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': imports({ forbidden: ['domain', 'enrich', 'store', 'access', 'http', 'ingest', 'reports', 'config', 'bench', 'accounts', 'site'], message: 'mail imports nothing of ours: it sends what it is given.' }),
+    },
+  },
+  {
+    files: ['src/site/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': imports({ forbidden: ['ingest', 'bench', 'config'], message: 'site never imports ingest, bench or config (settings come from serve).' }),
+      },
+    },
+    {
+    // The MCP server's tools answer through the /v1 routes (docs/mcp.md), so it never reaches the store.
+    files: ['src/mcp/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': imports({ forbidden: ['ingest', 'bench', 'store'], message: 'mcp calls the /v1 routes: no store, ingest or bench.' }),
     },
   },
   {

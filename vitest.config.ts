@@ -26,7 +26,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'db',
-          include: ['test/**/*.test.ts', 'src/store/**/*.test.ts', 'src/http/**/*.test.ts', 'src/reports/**/*.test.ts'],
+          include: ['test/**/*.test.ts', 'src/store/**/*.test.ts', 'src/http/**/*.test.ts', 'src/reports/**/*.test.ts', 'packages/sdk/test/**/*.test.ts'],
           globalSetup: ['test/global-setup.ts'],
         },
       },

@@ -48,7 +48,7 @@ describe('API keys on /v1', () => {
     }
     expect(bodies.size).toBe(1);
     const body = JSON.parse([...bodies][0]!);
-    expect(body).toEqual({ error: 'unauthorized', message: expect.any(String), docs: `${TEST_DOCS_URL}#unauthorized` });
+    expect(body).toEqual({ error: 'unauthorized', message: expect.any(String), docs: `${TEST_DOCS_URL}#unauthorized`, type: `${TEST_DOCS_URL}#unauthorized`, title: 'Unauthorized', status: 401 });
   });
 
   it('stores no secret, only its SHA-256, and lists keys by prefix', async () => {

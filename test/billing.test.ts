@@ -54,6 +54,9 @@ describe('checkout with no payment provider (the default)', () => {
       error: 'payments_not_configured',
       message: "This server sells no plans: no payment provider is configured. The operator can change a key's plan.",
       docs: `${TEST_DOCS_URL}#payments_not_configured`,
+      type: `${TEST_DOCS_URL}#payments_not_configured`,
+      title: 'Not Implemented',
+      status: 501,
     });
     const hook = await ctx.app.inject({ method: 'POST', url: '/public/checkout/webhook', headers: { 'content-type': 'application/json', 'stripe-signature': 't=1,v1=00' }, payload: '{}' });
     expect(hook.statusCode).toBe(501);
@@ -81,7 +84,7 @@ describe('checkout through Stripe', () => {
       billing: (t) => new Billing({ db: t.db, log: pino({ level: 'silent' }), provider: new StripeCheckout(stripe.settings()) }),
       signedInAccount: async (request) => {
         const account = request.headers['x-test-account'];
-        if (typeof account !== 'string') throw new ApiError('sign_in_required', 'Sign in on the website to buy a plan for one of your keys.');
+        if (typeof account !== 'string') throw new ApiError('session_required', 'Sign in on the website to buy a plan for one of your keys.');
         return account;
       },
     },
@@ -159,6 +162,9 @@ describe('checkout through Stripe', () => {
         error: 'bad_signature',
         message: "The notification's signature does not verify for this body and the configured signing secret; nothing was changed.",
         docs: `${TEST_DOCS_URL}#bad_signature`,
+        type: `${TEST_DOCS_URL}#bad_signature`,
+        title: 'Bad Request',
+        status: 400,
       });
     }
     expect(await eventCount()).toBe(before);
@@ -251,7 +257,7 @@ describe('checkout through Stripe', () => {
     expect(bad.json().message).toBe('there is no plan "platinum"; the plans on sale are growth, signal, scale (see /public/plans).');
     const anonymous = await ctx.app.inject({ method: 'POST', url: '/public/checkout', payload: { key_id: key.id, plan: 'growth' } });
     expect(anonymous.statusCode).toBe(401);
-    expect(anonymous.json().error).toBe('sign_in_required');
+    expect(anonymous.json().error).toBe('session_required');
     expect(stripe.requests.length).toBe(before);
 
     // A key a renewing subscription pays for cannot be sold a second one.

@@ -94,7 +94,7 @@ describe('employer directory', () => {
   it('refuses offsets beyond 100000, malformed offsets, bad cursors and unknown source types; clamps limit', async () => {
     const tooDeep = await get('/v1/companies?offset=100001');
     expect(tooDeep.statusCode).toBe(422);
-    expect(tooDeep.json()).toEqual({ error: 'bad_offset', message: expect.stringContaining('100001'), docs: `${TEST_DOCS_URL}#bad_offset` });
+    expect(tooDeep.json()).toEqual({ error: 'bad_offset', message: expect.stringContaining('100001'), docs: `${TEST_DOCS_URL}#bad_offset`, type: `${TEST_DOCS_URL}#bad_offset`, title: 'Unprocessable Entity', status: 422 });
     expect((await get('/v1/companies?offset=100000')).statusCode).toBe(200);
     for (const bad of ['-1', 'ten', '1.5']) expect((await get(`/v1/companies?offset=${bad}`)).json().error).toBe('bad_offset');
     const cursor = ((await get('/v1/companies?limit=3')).json() as CompanyPage).next_cursor!;

@@ -115,12 +115,13 @@ describe('the OpenAPI contract', () => {
         expect(op.operationId, p).toBeTruthy();
         expect(ids.has(op.operationId!), `duplicate operationId ${op.operationId}`).toBe(false);
         ids.add(op.operationId!);
-        const keyed = p.startsWith('/v1/') && !p.startsWith('/v1/openapi');
+        // /mcp (the MCP server) takes the API key as bearer too (issue 19).
+        const keyed = (p.startsWith('/v1/') && !p.startsWith('/v1/openapi')) || p === '/mcp';
         expect(op.security, p).toEqual(keyed ? [{ bearerAuth: [] }] : []);
         if (keyed) expect(Object.keys(op.responses), p).toContain('401');
         for (const [status, response] of Object.entries(op.responses)) {
           if (Number(status) < 400) continue;
-          expect(response.content?.['application/json']?.schema?.required, `${p} ${status}`).toEqual(['error', 'message', 'docs']);
+          expect(response.content?.['application/json']?.schema?.required, `${p} ${status}`).toEqual(['error', 'message', 'docs', 'type', 'title', 'status']);
         }
       }
     }

@@ -109,7 +109,7 @@ describe('facets and providers', () => {
     const res = await ctx.app.inject({ method: 'GET', url: '/v1/meta/providers', headers: bearer(ctx.key) });
     expect(res.statusCode).toBe(200);
     const body = res.json() as { data: ProviderEntry[]; measured_at: string; age_seconds: number };
-    expect(body.data.map((p) => p.provider).sort()).toEqual(['ashby', 'greenhouse', 'lever', 'usajobs']);
+    expect(body.data.map((p) => p.provider).sort()).toEqual(['ashby', 'career_site', 'greenhouse', 'lever', 'usajobs']);
     for (const p of body.data) {
       expect(p.live).toBe(await countRows(`provider=${p.provider}`));
       expect(p.with_description).toBe(await countRows(`provider=${p.provider}&has_description=true`));
@@ -118,6 +118,7 @@ describe('facets and providers', () => {
     }
     expect(body.data.find((p) => p.provider === 'usajobs')).toMatchObject({ label: 'USAJOBS', provider_type: 'government', source_type: 'public_agency' });
     expect(body.data.find((p) => p.provider === 'ashby')).toMatchObject({ provider_type: 'employer_ats', source_type: 'ats' });
+    expect(body.data.find((p) => p.provider === 'career_site')).toMatchObject({ label: 'Company career pages', provider_type: 'direct', source_type: 'career_site' });
     // The federal announcements carry no description in the recorded files; the Ashby boards nearly all do.
     expect(body.data.find((p) => p.provider === 'usajobs')!.with_description_pct).toBe(0);
     expect(body.data.find((p) => p.provider === 'ashby')!.with_description_pct).toBeGreaterThan(90);

@@ -99,8 +99,8 @@ describe('framework-level refusals', () => {
     expect(answer.status, what).toBe(ERROR_STATUS[code]);
     expect(answer.headers['content-type'], what).toMatch(/^application\/json/);
     const body = JSON.parse(answer.body) as Record<string, unknown>;
-    expect(Object.keys(body).sort(), what).toEqual(['docs', 'error', 'message']);
-    expect(body, what).toMatchObject({ error: code, docs: `${TEST_DOCS_URL}#${code}` });
+    expect(Object.keys(body).sort(), what).toEqual(['docs', 'error', 'message', 'status', 'title', 'type']);
+    expect(body, what).toMatchObject({ error: code, docs: `${TEST_DOCS_URL}#${code}`, type: `${TEST_DOCS_URL}#${code}`, status: ERROR_STATUS[code] });
     expect(typeof body.message).toBe('string');
     expect(answer.body, what).not.toContain('FST_');
     expect(answer.body, what).not.toContain(MARKER);

@@ -101,7 +101,7 @@ describe('key states on every keyed endpoint', () => {
       }
     }
     expect(bodies.size).toBe(1);
-    expect(JSON.parse([...bodies][0]!)).toEqual({ error: 'unauthorized', message: expect.any(String), docs: `${TEST_DOCS_URL}#unauthorized` });
+    expect(JSON.parse([...bodies][0]!)).toEqual({ error: 'unauthorized', message: expect.any(String), docs: `${TEST_DOCS_URL}#unauthorized`, type: `${TEST_DOCS_URL}#unauthorized`, title: 'Unauthorized', status: 401 });
     expect([...authenticate]).toEqual(['Bearer']);
   });
 

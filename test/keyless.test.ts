@@ -37,7 +37,7 @@ describe('the keyless mirror', () => {
     const limited = results.filter((r) => r.statusCode === 429);
     expect(limited).toHaveLength(5);
     for (const res of limited) {
-      expect(res.json()).toEqual({ error: 'rate_limited', message: expect.stringContaining('retry after'), docs: `${TEST_DOCS_URL}#rate_limited` });
+      expect(res.json()).toEqual({ error: 'rate_limited', message: expect.stringContaining('retry after'), docs: `${TEST_DOCS_URL}#rate_limited`, type: `${TEST_DOCS_URL}#rate_limited`, title: 'Too Many Requests', status: 429 });
       expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
       expect(Number(res.headers['retry-after'])).toBeLessThanOrEqual(5);
       expect(res.headers['cache-control']).toBe('no-store');

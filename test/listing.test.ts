@@ -94,7 +94,7 @@ describe('job listings', () => {
     expect(withText.filter((j) => j.has_description).every((j) => typeof j.description === 'string' && j.description.length > 0)).toBe(true);
     const tooMany = await v1('?include_description=true&limit=51');
     expect(tooMany.statusCode).toBe(422);
-    expect(tooMany.json()).toEqual({ error: 'limit_too_large', message: expect.stringContaining('51'), docs: `${TEST_DOCS_URL}#limit_too_large` });
+    expect(tooMany.json()).toEqual({ error: 'limit_too_large', message: expect.stringContaining('51'), docs: `${TEST_DOCS_URL}#limit_too_large`, type: `${TEST_DOCS_URL}#limit_too_large`, title: 'Unprocessable Entity', status: 422 });
   });
 
   it('names the offending value and where legal values are listed in vocabulary errors', async () => {
@@ -140,7 +140,7 @@ describe('job listings', () => {
   it('answers an unknown path with a JSON not_found', async () => {
     const res = await ctx.app.inject({ method: 'GET', url: '/v1/nothing-here', headers: bearer(ctx.key) });
     expect(res.statusCode).toBe(404);
-    expect(res.json()).toEqual({ error: 'not_found', message: expect.any(String), docs: `${TEST_DOCS_URL}#not_found` });
+    expect(res.json()).toEqual({ error: 'not_found', message: expect.any(String), docs: `${TEST_DOCS_URL}#not_found`, type: `${TEST_DOCS_URL}#not_found`, title: 'Not Found', status: 404 });
   });
 
   describe('the keyless mirror', () => {

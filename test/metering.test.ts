@@ -152,7 +152,7 @@ describe('plans, limits and the record allowance', () => {
       const limited = results.filter((r) => r.statusCode === 429);
       expect(limited).toHaveLength(3);
       for (const res of limited) {
-        expect(res.json()).toEqual({ error: 'rate_limited', message: expect.stringContaining('5 requests for this minute'), docs: `${TEST_DOCS_URL}#rate_limited` });
+        expect(res.json()).toEqual({ error: 'rate_limited', message: expect.stringContaining('5 requests for this minute'), docs: `${TEST_DOCS_URL}#rate_limited`, type: `${TEST_DOCS_URL}#rate_limited`, title: 'Too Many Requests', status: 429 });
         const retry = Number(res.headers['retry-after']);
         expect(retry).toBeGreaterThanOrEqual(1);
         expect(retry).toBeLessThanOrEqual(60);
@@ -196,7 +196,7 @@ describe('plans, limits and the record allowance', () => {
 
       const refused = await get(key, `/v1/jobs?limit=25&cursor=${encodeURIComponent(page.next_cursor!)}`);
       expect(refused.statusCode).toBe(402);
-      expect(refused.json()).toEqual({ error: 'record_quota_exhausted', message: expect.stringContaining('resets on 2026-04-01'), docs: `${TEST_DOCS_URL}#record_quota_exhausted` });
+      expect(refused.json()).toEqual({ error: 'record_quota_exhausted', message: expect.stringContaining('resets on 2026-04-01'), docs: `${TEST_DOCS_URL}#record_quota_exhausted`, type: `${TEST_DOCS_URL}#record_quota_exhausted`, title: 'Payment Required', status: 402 });
       expect(refused.headers['x-ratelimit-records-remaining']).toBe('0');
       expect(refused.headers['retry-after']).toBeUndefined();
       const single = await get(key, `/v1/jobs/${page.data[0]!.id}`);

@@ -47,7 +47,7 @@ describe('database failures', () => {
         const res = await ctx.app.inject({ method: 'GET', url, headers });
         expect(res.statusCode, url).toBe(503);
         expect(res.headers['retry-after']).toBe('5');
-        expect(res.json()).toEqual({ error: 'timeout', message: FIXED_MESSAGES.timeout, docs: `${TEST_DOCS_URL}#timeout`, retry_after: 5 });
+        expect(res.json()).toEqual({ error: 'timeout', message: FIXED_MESSAGES.timeout, docs: `${TEST_DOCS_URL}#timeout`, type: `${TEST_DOCS_URL}#timeout`, title: 'Service Unavailable', status: 503, retry_after: 5 });
         expectNothingLeaked(res);
         expect(Date.now() - started).toBeGreaterThanOrEqual(350);
       }
@@ -69,7 +69,7 @@ describe('database failures', () => {
       ] as const) {
         const res = await ctx.app.inject({ method: 'GET', url, headers });
         expect(res.statusCode, url).toBe(500);
-        expect(res.json()).toEqual({ error: 'query_failed', message: FIXED_MESSAGES.query_failed, docs: `${TEST_DOCS_URL}#query_failed` });
+        expect(res.json()).toEqual({ error: 'query_failed', message: FIXED_MESSAGES.query_failed, docs: `${TEST_DOCS_URL}#query_failed`, type: `${TEST_DOCS_URL}#query_failed`, title: 'Internal Server Error', status: 500 });
         expect(res.headers['retry-after']).toBeUndefined();
         expectNothingLeaked(res);
       }

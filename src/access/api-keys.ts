@@ -202,9 +202,9 @@ export interface KeyListing {
   lastUsedAt: Date | null;
 }
 
-/** Every key, newest first, without any secret material. */
-export async function listApiKeys(db: Kysely<DB>, now: Date = new Date()): Promise<KeyListing[]> {
-  const rows = await listKeysWithUsage(db, utcMonthStart(now), now);
+/** Every key (or, with `accountId`, the keys of one account), newest first, without any secret material; the plan is the one held at `now`. */
+export async function listApiKeys(db: Kysely<DB>, now: Date = new Date(), accountId?: string): Promise<KeyListing[]> {
+  const rows = await listKeysWithUsage(db, utcMonthStart(now), now, accountId);
   return rows.map((r) => ({
     id: r.id,
     accountId: r.account_id,

@@ -155,7 +155,7 @@ async function insertChunk(
         INSERT INTO jobs (id, slug, provider_id, target_id, source_posting_id, company_id, company_name, title, location, country,
           city, state, remote, remote_inferred, employment_type, seniority, category, category_confidence, posted_at, first_seen_at,
           last_verified_at, content_changed_at, status, closed_at, closed_reason, upstream_expired_at, upstream_closes_at,
-          withheld_kind, quality_verdict, quality_rule_id, quality_matched_host, poster_type, apply_url, posting_url, source_type,
+          withheld_kind, quality_verdict, quality_rule_id, quality_matched_host, poster_type, poster_rule_id, apply_url, posting_url, source_type,
           provider_type, has_description, description_html, description_text, salary_min, salary_max, salary_currency,
           salary_period, salary_source, salary_min_annual_eur, field_sources, attribution, canonical_url, content_hash,
           missed_crawls, created_at, updated_at)
@@ -172,7 +172,7 @@ async function insertChunk(
                status, new_closed_at, closed_reason,
                CASE WHEN closed_reason = 'expired_upstream' THEN new_closed_at END,
                NULL,
-               withheld_kind, quality_verdict, quality_rule_id, quality_matched_host, poster_type, apply_url, posting_url, source_type,
+               withheld_kind, quality_verdict, quality_rule_id, quality_matched_host, poster_type, poster_rule_id, apply_url, posting_url, source_type,
                provider_type, has_description,
                CASE WHEN has_description THEN description_html || '<p>' || phrase || '</p>' END,
                CASE WHEN has_description THEN coalesce(description_text, '') || E'\n\n' || phrase END,

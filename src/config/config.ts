@@ -144,7 +144,34 @@ export const ConfigSchema = Type.Object({
       description:
         'Comma list of private/loopback addresses or CIDR blocks that connectors may reach anyway, each optionally limited to one port (127.0.0.1/32, 10.0.0.0/8:443, 127.0.0.1:8443, [::1]:9000); an entry without a port admits every port. Redirects are checked against it too. Empty: all are refused.',
     }),
-    userAgent: Setting.fixed('jobledger/0.1 (+https://github.com/jobledger/jobledger)', { description: 'User-Agent sent upstream.' }),
+    /** User-Agent sent upstream: the service and the operator's contact URL, `jobledger/0.1 (+URL)`. */
+    userAgent: Type.Decode(
+      Setting.text('JOBLEDGER_CRAWLER_CONTACT_URL', {
+        default: 'https://github.com/jobledger/jobledger',
+        pattern: '^(https?://|mailto:)[\\x21-\\x27\\x2a-\\x7e]+$',
+        mustBe: 'be an http(s) or mailto: URL without spaces or parentheses',
+        description:
+          "The operator's contact page (or mailto:), sent in every crawl's User-Agent (`jobledger/0.1 (+URL)`) so site owners can reach whoever runs this crawler. Set it to your own.",
+      }),
+      (contact: string) => `jobledger/0.1 (+${contact})`,
+    ),
+  }),
+  /** The career-site connector's politeness bounds (ingest/connectors/career-site.ts). */
+  careerSite: Type.Object({
+    /** The rest wait for the next crawl. */
+    maxPages: Setting.integer('JOBLEDGER_CAREER_MAX_PAGES', {
+      default: 100,
+      minimum: 1,
+      maximum: 10_000,
+      description: 'Posting pages requested per crawl of one career site, at most; pages past the bound are read on later crawls.',
+    }),
+    /** Milliseconds; a longer robots.txt `Crawl-delay` wins. */
+    delayMs: Setting.integer('JOBLEDGER_CAREER_DELAY_MS', {
+      default: 1000,
+      minimum: 0,
+      maximum: 600_000,
+      description: 'Pause between two requests to one career site, in milliseconds; a longer robots.txt Crawl-delay wins.',
+    }),
   }),
   /** Base URL of each connector's upstream API. */
   sources: Type.Object({
@@ -182,6 +209,41 @@ export const ConfigSchema = Type.Object({
       default: [],
       description:
         'Comma list of plan=price pairs: the recurring Stripe price of each plan on sale (`growth=price_...,signal=price_...,scale=price_...`). Plans are data, so a new plan needs only a new pair.',
+      }),
+    }),
+  /** The website: sign-in, e-mail, human verification (docs/website.md). */
+  site: Type.Object({
+    /** Absolute base of links in e-mails; https makes the session cookie Secure. Unset: http://localhost:<PORT>. */
+    url: Setting.optionalText('JOBLEDGER_SITE_URL', {
+      pattern: '^https?://[^\\s]+$',
+      mustBe: 'an absolute http(s) URL',
+      description: 'Public base URL of the website, used for the links in e-mails (https makes the session cookie Secure). Unset: http://localhost:<PORT>.',
+    }),
+    smtpUrl: Setting.optionalText('JOBLEDGER_SMTP_URL', {
+      pattern: '^smtps?://',
+      mustBe: 'an smtp:// or smtps:// URL',
+      secret: true,
+      description: 'SMTP server for e-mail (smtp://user:pass@host:587 or smtps://...). Unset: messages are written to <JOBLEDGER_DATA_DIR>/outbox and sign-in links are printed in the log.',
+    }),
+    mailFrom: Setting.text('JOBLEDGER_MAIL_FROM', { default: 'jobledger <no-reply@localhost>', description: 'From address of every e-mail the website sends.' }),
+    operatorEmail: Setting.optionalText('JOBLEDGER_OPERATOR_EMAIL', {
+      pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$',
+      mustBe: 'an e-mail address',
+      description: 'Address that receives contact form messages. Unset: messages are only stored (table contact_messages).',
+    }),
+    linkTtlSeconds: Setting.integer('JOBLEDGER_LINK_TTL_SECONDS', {
+      default: 900,
+      minimum: 1,
+      maximum: 7 * 86_400,
+      description: 'Lifetime of e-mailed links (sign-in, opt-out verification, subscription confirmation), in seconds (15 minutes).',
+    }),
+    sessionHours: Setting.integer('JOBLEDGER_SESSION_HOURS', { default: 168, minimum: 1, maximum: 24 * 90, description: 'Absolute lifetime of a website session, in hours (7 days); sign in again after it.' }),
+    altchaCost: Setting.integer('JOBLEDGER_ALTCHA_COST', { default: 1000, minimum: 1, maximum: 1_000_000, description: 'ALTCHA proof of work: PBKDF2-SHA-256 iterations per attempt.' }),
+    altchaMaxCounter: Setting.integer('JOBLEDGER_ALTCHA_MAX_COUNTER', {
+      default: 4000,
+      minimum: 1,
+      maximum: 10_000_000,
+      description: 'ALTCHA proof of work: the largest number of attempts a browser may need (the work is cost × counter).',
     }),
   }),
 });
@@ -231,6 +293,8 @@ export type WorkerConfig = Config['worker'];
 export type FetchConfig = Config['fetch'];
 /** Base URL of each connector's upstream API, by connector id. */
 export type SourceBaseUrls = Config['sources'];
+/** Bounds of one crawl of a company's career site: posting pages per crawl, least pause between requests (ms). */
+export type CareerSiteConfig = Config['careerSite'];
 
 /** An environment variable the service reads: its name, default as spelled in the environment, meaning. */
 export interface EnvSetting {

@@ -8,7 +8,6 @@ export const ERROR_STATUS = {
   bad_request: 400,
   bad_signature: 400,
   unauthorized: 401,
-  sign_in_required: 401,
   record_quota_exhausted: 402,
   key_required_to_page: 402,
   upgrade_required: 403,
@@ -40,6 +39,19 @@ export const ERROR_STATUS = {
   limit_too_large: 422,
   bad_plan: 422,
   rate_limited: 429,
+  // The website's routes (docs/website.md).
+  session_required: 401,
+  csrf_failed: 403,
+  verification_failed: 403,
+  link_invalid: 400,
+  bad_email: 422,
+  bad_domain: 422,
+  bad_input: 422,
+  email_not_at_domain: 422,
+  free_key_taken: 409,
+  key_not_active: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
   query_failed: 500,
   payments_not_configured: 501,
   timeout: 503,
@@ -81,6 +93,18 @@ export class ApiError extends Error {
     this.headers = options.headers ?? {};
     this.extra = options.extra ?? {};
   }
+}
+
+/** Longest offending value quoted back in an error message, characters. */
+export const QUOTE_MAX = 80;
+
+/**
+ * A value as an error message quotes it: JSON-escaped and cut to {@link QUOTE_MAX} characters, so a
+ * message names the offending value without echoing a long input (issue 13: no echo beyond the value).
+ */
+export function quoteValue(value: string): string {
+  const cut = value.length > QUOTE_MAX ? `${value.slice(0, QUOTE_MAX)}…` : value;
+  return JSON.stringify(cut);
 }
 
 /** Body shape of every error response. */

@@ -6,7 +6,7 @@
  * also build one from an item's `changed_at`/`closed_at` and `id`. Items strictly after the position
  * are served; a bare timestamp T means "everything stamped at T or later".
  */
-import { ApiError } from './errors.ts';
+import { ApiError, quoteValue } from './errors.ts';
 
 /** A position in a feed: items after (`at`, `id`) in (stamp, job id) order. */
 export interface FeedPosition {
@@ -67,13 +67,13 @@ export function parseSince(value: string | undefined, endpoint: string): FeedPos
     const [at, id, ...rest] = text.split('|');
     const instant = at === undefined ? undefined : parseFeedInstant(at);
     if (rest.length > 0 || instant === undefined || id === undefined || !UUID.test(id.trim())) {
-      throw new ApiError('bad_cursor', `The since value "${value}" is not a cursor of this feed: pass back next_since verbatim (form <timestamp>|<uuid>).`);
+      throw new ApiError('bad_cursor', `The since value ${quoteValue(value ?? '')} is not a cursor of this feed: pass back next_since verbatim (form <timestamp>|<uuid>).`);
     }
     return { at: instant, id: id.trim().toLowerCase() };
   }
   const instant = parseFeedInstant(text);
   if (instant === undefined) {
-    throw new ApiError('bad_timestamp', `The since value "${value}" is not an RFC 3339 timestamp such as 2026-11-01T00:00:00Z, nor a next_since cursor.`);
+    throw new ApiError('bad_timestamp', `The since value ${quoteValue(value ?? '')} is not an RFC 3339 timestamp such as 2026-11-01T00:00:00Z, nor a next_since cursor.`);
   }
   return { at: instant, id: NIL_UUID };
 }

@@ -66,6 +66,12 @@ export interface SourcePosting {
   postingUrl?: string;
   /** When the source says the vacancy closes (USAJOBS `close_date`), RFC 3339. */
   closesAt?: string;
+  /**
+   * Who posted it, when the source itself shows the poster is not the employer: a career site whose
+   * JobPosting names another `hiringOrganization` than the site's owner publishes for others
+   * (`jobboard`, or `staffing` when the owner is an agency). Unset: the enrichment's own evidence decides.
+   */
+  poster?: PosterType;
   /** Hints for classification that are not themselves served (department, team, occupation series). */
   hints?: { department?: string; team?: string; occupationSeries?: string[] };
 }
@@ -120,6 +126,11 @@ export interface NormalizedJob {
   providerType: ProviderType;
   /** Set when the row was posted by a staffing agency or a job board. */
   posterType?: PosterType;
+  /**
+   * The poster-type rule that set `posterType` (src/enrich/poster-type.ts POSTER_RULE_IDS, e.g.
+   * `poster.board_portfolio`); set exactly when `posterType` is. Kept in the ledger, not served.
+   */
+  posterRuleId?: string;
   fieldSources: FieldSources;
   attribution?: string;
   canonicalUrl?: string;

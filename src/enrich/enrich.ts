@@ -33,7 +33,7 @@ import type { FxRates } from './fx.ts';
 import { resolveLocation, type ResolvedLocation } from './location.ts';
 import { boundedMemo } from './memo.ts';
 import { resolveRemote } from './remote.ts';
-import { classifyPosterType } from './poster-type.ts';
+import { findPosterType } from './poster-type.ts';
 import { normalizeSalary, normalizeStructuredSalary, salaryProvenance } from './salary.ts';
 import { boardDollarCurrency, parseSalaryFromText } from './salary-text.ts';
 import { classifySeniority } from './seniority.ts';
@@ -179,8 +179,13 @@ export function enrichPosting(posting: SourcePosting, provider: ProviderProfile,
     job.descriptionText = description.text;
   }
   if (salary) job.salary = salary;
-  const posterType = classifyPosterType({ companyName: job.companyName, companyDomain: job.companyDomain, providerType: provider.providerType, descriptionText: description?.text });
-  if (posterType) job.posterType = posterType;
+  // A connector that knows who published the page (career_site's hiringOrganization) states the poster
+  // type; otherwise the rules judge the row.
+  const poster = posting.poster ? { posterType: posting.poster, ruleId: undefined } : findPosterType({ companyName: job.companyName, companyDomain: job.companyDomain, providerType: provider.providerType, descriptionText: description?.text });
+  if (poster) {
+    job.posterType = poster.posterType;
+    if (poster.ruleId) job.posterRuleId = poster.ruleId;
+  }
   const applyUrl = httpUrl(posting.applyUrl);
   if (applyUrl) job.applyUrl = applyUrl;
   const postingUrl = httpUrl(posting.postingUrl);

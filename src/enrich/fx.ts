@@ -14,6 +14,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { resolve } from 'node:path';
 import { strFromU8, unzipSync } from 'fflate';
+import { Parser } from 'htmlparser2';
 import { PERIODS_PER_YEAR, type SalaryPeriod } from '../domain/vocabulary.ts';
 
 /** The currencies the freshness report publishes rates for (spec: Freshness report, rates_eur_per_unit). */
@@ -30,10 +31,15 @@ export type FxCurrency = (typeof FX_CURRENCIES)[number];
  */
 export const AED_PER_USD = 3.6725;
 
+/** Where a snapshot of rates came from: the bundled history file, or days fetched from the ECB. */
+export type FxRatesSource = 'bundled' | 'ecb';
+
 /** A snapshot of indicative rates. */
 export interface FxRates {
   /** `YYYY-MM-DD`: the latest date in the source on which any of the currencies has a rate. */
   asOf: string;
+  /** Where the rates came from; absent means the bundled file. */
+  source?: FxRatesSource;
   /**
    * EUR per one unit of each currency (the inverse of the ECB's units per EUR), taken from the latest
    * date that has a rate for that currency; `EUR` is exactly 1. Full double precision, unrounded.
@@ -156,4 +162,88 @@ export function toAnnualEur(amount: number, period: SalaryPeriod, currency: stri
   const eur = amount * multiplier * fx.eurPerUnit[code];
   if (!Number.isFinite(eur)) return null;
   return Math.sign(eur) * Math.round(Math.abs(eur) * 100) / 100;
+}
+
+/** One ECB reference-rate day: its date and units of each currency per 1 EUR (as the ECB states them). */
+export interface EcbDay {
+  /** `YYYY-MM-DD`. */
+  date: string;
+  unitsPerEur: Record<string, number>;
+}
+
+/**
+ * Parse the ECB's euro reference-rate XML: `eurofxref-daily.xml` (one day) or `eurofxref-hist-90d.xml`
+ * / `eurofxref-hist.xml` (many), all of the documented shape
+ * `<gesmes:Envelope><Cube><Cube time="YYYY-MM-DD"><Cube currency="USD" rate="1.0876"/>…</Cube></Cube>`
+ * (www.ecb.europa.eu/stats/policy_and_exchange_rates/euro_reference_exchange_rates). Read with
+ * htmlparser2 in XML mode; currencies outside {@link FX_CURRENCIES} are kept (the history is the ECB's),
+ * rates that are not positive numbers are skipped.
+ *
+ * @returns the days in ascending date order.
+ * @throws Error when the document holds no dated Cube with a rate (an error page, a changed format).
+ */
+export function parseEcbXml(xml: string): EcbDay[] {
+  const days = new Map<string, Record<string, number>>();
+  let current: Record<string, number> | undefined;
+  const parser = new Parser(
+    {
+      onopentag(name, attributes) {
+        if (name.toLowerCase() !== 'cube') return;
+        const time = attributes['time'];
+        if (time !== undefined) {
+          if (!ISO_DATE.test(time)) throw new Error(`ECB rates: a Cube has the date "${time.slice(0, 20)}", not YYYY-MM-DD`);
+          current = days.get(time) ?? {};
+          days.set(time, current);
+          return;
+        }
+        const currency = attributes['currency']?.trim().toUpperCase();
+        const rate = Number(attributes['rate']);
+        if (current && currency && /^[A-Z]{3}$/.test(currency) && Number.isFinite(rate) && rate > 0) current[currency] = rate;
+      },
+    },
+    { xmlMode: true, decodeEntities: true },
+  );
+  parser.write(xml);
+  parser.end();
+  const out = [...days.entries()].filter(([, rates]) => Object.keys(rates).length > 0).sort(([a], [b]) => a.localeCompare(b));
+  if (out.length === 0) throw new Error('ECB rates: the document holds no dated rates');
+  return out.map(([date, unitsPerEur]) => ({ date, unitsPerEur }));
+}
+
+/**
+ * Build the current rates from ECB days, falling back to `fallback` for any currency the days lack.
+ *
+ * For each of the {@link FX_CURRENCIES} the latest day with a rate wins (AED through the dollar peg,
+ * EUR exactly 1). `asOf` is the latest day that gave any rate; when no day gave one, `fallback` is
+ * returned as it is.
+ */
+export function ratesFromEcbDays(days: readonly EcbDay[], fallback: FxRates): FxRates {
+  const latest = new Map<string, { date: string; unitsPerEur: number }>();
+  let asOf = '';
+  for (const day of days) {
+    for (const [code, value] of Object.entries(day.unitsPerEur)) {
+      if (!isFxCurrency(code) || !(value > 0)) continue;
+      const known = latest.get(code);
+      if (!known || day.date > known.date) latest.set(code, { date: day.date, unitsPerEur: value });
+      if (day.date > asOf) asOf = day.date;
+    }
+  }
+  if (!asOf) return fallback;
+  const eurPerUnit = {} as Record<FxCurrency, number>;
+  const usd = latest.get('USD');
+  for (const code of FX_CURRENCIES) {
+    const rate = latest.get(code);
+    eurPerUnit[code] =
+      code === 'EUR' ? 1 : code === 'AED' ? (usd ? 1 / usd.unitsPerEur / AED_PER_USD : fallback.eurPerUnit.AED) : rate ? 1 / rate.unitsPerEur : fallback.eurPerUnit[code];
+  }
+  return Object.freeze({ asOf, source: 'ecb' as const, eurPerUnit: Object.freeze(eurPerUnit) });
+}
+
+/**
+ * Whole days between `asOf` (`YYYY-MM-DD`, a publication day) and `now`, counted from the end of the
+ * publication day in UTC: 0 on the day itself.
+ */
+export function ratesAgeDays(asOf: string, now: Date): number {
+  const published = Date.parse(`${asOf}T00:00:00Z`);
+  return Math.max(0, Math.floor((now.getTime() - published) / 86_400_000));
 }

@@ -80,7 +80,7 @@ const TEXT_MARKERS: readonly RegExp[] = [
 const QUICK_MARKER = /client|customer|kunde|mandant|auftraggeber|augmentation|berlassung|cliente|klant|opdrachtgever|kund|oppdragsgiver|uppdragsgivare|klient/i;
 
 /** Lower case, accents stripped, legal-form suffixes removed ("Randstad N.V." → "randstad"). */
-function foldName(name: string): string {
+export function foldName(name: string): string {
   return name
     .normalize('NFKD')
     .replace(/\p{M}/gu, '')
@@ -103,18 +103,61 @@ export interface PosterEvidence {
 }
 
 /**
- * Classify who posted a row.
+ * Stable ids of the poster-type rules, kept in the ledger (`jobs.poster_rule_id`, migration 016) beside
+ * `poster_type`, so an operator can see why a row is not served as employer-direct. The `poster.board_*`
+ * rules are board-level (src/enrich/intermediary.ts).
+ */
+export const POSTER_RULE_IDS = [
+  'poster.aggregator_provider',
+  'poster.known_name',
+  'poster.name_marker',
+  'poster.advert_wording',
+  'poster.board_client_wording',
+  'poster.board_portfolio',
+  'poster.board_many_employers',
+  // A row whose writer named no rule (rows stored before migration 016, hand-built test rows).
+  'poster.unrecorded',
+] as const;
+export type PosterRuleId = (typeof POSTER_RULE_IDS)[number];
+
+/** A poster type with the rule that decided it. */
+export interface PosterFinding {
+  posterType: PosterType;
+  ruleId: PosterRuleId;
+}
+
+/**
+ * True when the first 1,500 characters of an advert say it is written for someone else (the
+ * {@link TEXT_MARKERS}: "our client, a … company, is hiring", "on behalf of our client", "für unseren
+ * Kunden", …). Used per posting here and counted per board by src/enrich/intermediary.ts.
+ */
+export function hasAgencyWording(text: string | undefined): boolean {
+  const head = text?.slice(0, 1500);
+  return head !== undefined && QUICK_MARKER.test(head) && TEXT_MARKERS.some((re) => re.test(head));
+}
+
+/**
+ * Classify who posted a row, with the rule that decided.
+ *
+ * @returns `staffing` or `jobboard` with its {@link PosterRuleId} when the evidence in the module
+ *          docstring says so, otherwise undefined (employer-direct, as far as this one row shows).
+ */
+export function findPosterType(evidence: PosterEvidence): PosterFinding | undefined {
+  if (evidence.providerType === 'aggregator') return { posterType: 'jobboard', ruleId: 'poster.aggregator_provider' };
+  const name = foldName(evidence.companyName);
+  const known = KNOWN_POSTERS[name] ?? (evidence.companyDomain ? KNOWN_POSTERS[evidence.companyDomain.toLowerCase()] : undefined);
+  if (known) return { posterType: known, ruleId: 'poster.known_name' };
+  if (NAME_MARKER.test(name)) return { posterType: 'staffing', ruleId: 'poster.name_marker' };
+  if (hasAgencyWording(evidence.descriptionText)) return { posterType: 'staffing', ruleId: 'poster.advert_wording' };
+  return undefined;
+}
+
+/**
+ * Classify who posted a row ({@link findPosterType} without the rule id).
  *
  * @returns `staffing` or `jobboard` when the evidence in the module docstring says so, otherwise
  *          undefined (employer-direct).
  */
 export function classifyPosterType(evidence: PosterEvidence): PosterType | undefined {
-  if (evidence.providerType === 'aggregator') return 'jobboard';
-  const name = foldName(evidence.companyName);
-  const known = KNOWN_POSTERS[name] ?? (evidence.companyDomain ? KNOWN_POSTERS[evidence.companyDomain.toLowerCase()] : undefined);
-  if (known) return known;
-  if (NAME_MARKER.test(name)) return 'staffing';
-  const head = evidence.descriptionText?.slice(0, 1500);
-  if (head && QUICK_MARKER.test(head) && TEXT_MARKERS.some((re) => re.test(head))) return 'staffing';
-  return undefined;
+  return findPosterType(evidence)?.posterType;
 }

@@ -25,7 +25,7 @@ import { documentCommaLists, storablePathValue, type ParamTable, type QueryContr
 import { UNMETERED, type RecordMeter } from './record-meter.ts';
 import { createReportReader, defaultReportSettings, type ReportSettings } from '../reports/snapshots.ts';
 import { keyedCompanyRoutes, keylessCompanyRoutes } from './routes/companies.ts';
-import { checkoutRoutes, type CheckoutReturnUrls, type SignedInAccount } from './routes/checkout.ts';
+import { checkoutRoutes, checkoutWebhookRoute, type CheckoutReturnUrls, type SignedInAccount } from './routes/checkout.ts';
 import { exportRoutes } from './routes/export.ts';
 import { keyedJobRoutes, keylessJobRoutes } from './routes/jobs.ts';
 import { meRoutes } from './routes/me.ts';
@@ -34,6 +34,8 @@ import { keyedReportRoutes, keylessReportRoutes } from './routes/reports.ts';
 import { syncRoutes } from './routes/sync.ts';
 import { keyedMetaRoutes, keylessMetaRoutes } from './routes/meta.ts';
 import { systemRoutes } from './routes/system.ts';
+import { sitePlugin, type SiteOptions } from '../site/site.ts';
+import { mcpRoutes } from '../mcp/http-route.ts';
 
 export interface AppOptions {
   db: Kysely<DB>;
@@ -63,10 +65,12 @@ export interface AppOptions {
   keyedLimits?: boolean;
   /** The billing service (src/billing); default: one with no payment provider, which sells nothing. */
   billing?: Billing;
-  /** The site's session check for POST /public/checkout (routes/checkout.ts); default: sign-in required. */
+  /** The session check for POST /public/checkout without a website (tests); with `site`, the site's own is used. Default: 401 `session_required`. */
   signedInAccount?: SignedInAccount;
   /** Where the payment provider returns the buyer (routes/checkout.ts); default: /account on the request's origin. */
   checkoutReturnUrls?: CheckoutReturnUrls;
+  /** The website (pages at `/`, forms under `/public/...`, docs/website.md); absent: no website. */
+  site?: SiteOptions;
 }
 
 /** One registered route: method and URL pattern (`:param` syntax), and its query contract if it has one. */
@@ -146,7 +150,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   // Every route as registered, for the contract check (each one must be in the OpenAPI document).
   const registeredRoutes: RegisteredRoute[] = [];
+  // The website's routes are no part of the data API's contract (spec: "Website routes ... not part of
+  // the data API"): they are registered while this is set, and left out.
+  let registeringWebsite = false;
   app.addHook('onRoute', (route) => {
+    if (registeringWebsite) return;
     const query = (route.config as { query?: RegisteredRoute['query'] } | undefined)?.query;
     for (const method of [route.method].flat()) registeredRoutes.push({ method: String(method), url: route.url, ...(query ? { query } : {}) });
   });
@@ -174,6 +182,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     if (request.method !== 'GET' && request.method !== 'HEAD' && app.findRoute({ method: 'GET', url: path })) {
       return sendApiError(reply, options.docsUrl, new ApiError('method_not_allowed', `${quotedPath(path)} answers GET and HEAD only, not ${request.method}.`, { headers: { Allow: 'GET, HEAD' } }));
     }
+    // A POST-only path (/mcp): 405 with Allow, which also tells an MCP client there is no GET stream.
+    if (request.method !== 'POST' && app.findRoute({ method: 'POST', url: path })) {
+      return sendApiError(reply, options.docsUrl, new ApiError('method_not_allowed', `${quotedPath(path)} answers POST only, not ${request.method}.`, { headers: { Allow: 'POST' } }));
+    }
     return sendApiError(reply, options.docsUrl, new ApiError('not_found', `No endpoint answers ${request.method} ${quotedPath(path)}.`));
   });
 
@@ -198,7 +210,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         { name: 'public', description: 'Keyless read-only mirror' },
         { name: 'meta', description: 'Reports, controlled vocabularies and providers with live counts' },
         { name: 'system', description: 'Liveness, readiness and the contract' },
-        { name: 'website', description: 'Website routes (POST, not part of the data API): checkout' },
+        { name: 'website', description: 'Website routes (POST, not part of the data API): checkout and its webhook' },
+        { name: 'mcp', description: 'Model Context Protocol server for AI agents (docs/mcp.md)' },
       ],
     },
     // Shared schemas keep their $id as their component name (Job, Company, Error).
@@ -237,6 +250,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
     { prefix: '/v1' },
   );
+  const billing = options.billing ?? new Billing({ db: options.db, log: options.log });
   await app.register(
     async (pub) => {
       await pub.register(keylessJobRoutes(ctx));
@@ -244,16 +258,20 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await pub.register(keylessCompanyRoutes(ctx));
       await pub.register(keylessReportRoutes(ctx));
       await pub.register(keylessMetaRoutes(ctx));
-      await pub.register(
-        checkoutRoutes({
-          billing: options.billing ?? new Billing({ db: options.db, log: options.log }),
-          signedInAccount: options.signedInAccount,
-          returnUrls: options.checkoutReturnUrls,
-        }),
-      );
+      // With a website, POST /public/checkout lives in the site's scope (its session and CSRF check);
+      // the provider's webhook stays here either way.
+      const checkout = { billing, signedInAccount: options.signedInAccount, returnUrls: options.checkoutReturnUrls };
+      await pub.register(options.site ? checkoutWebhookRoute(checkout) : checkoutRoutes(checkout));
     },
     { prefix: '/public' },
   );
+  if (options.site) {
+    registeringWebsite = true;
+    await app.register(sitePlugin(options.site, { db: options.db, log: options.log, docsUrl: options.docsUrl, counters, requestLimiter, billing }));
+    registeringWebsite = false;
+  }
+  // The MCP server for AI agents (src/mcp/): its tools answer through the /v1 routes above.
+  await app.register(mcpRoutes(ctx, app));
 
   return app;
 }

@@ -14,8 +14,25 @@ const QUERY_CANCELED = '57014';
 /** Seconds a client should wait after a timeout (spec: 503 timeout, Retry-After: 5). */
 export const TIMEOUT_RETRY_AFTER_SECONDS = 5;
 
+/**
+ * The error body: the spec's `{error, message, docs}` with RFC 9457 (Problem Details) members beside
+ * them (issue 19): `type` (a URI naming the problem: the code's documentation, the same as `docs`),
+ * `title` (the status's reason phrase, fixed per status) and `status` (the HTTP status as a number).
+ * `detail` is not added: `message` carries it. The content type stays `application/json`, which the
+ * spec's clients parse; a Problem Details client reads the members all the same.
+ */
+/**
+ * The spec's error fields alone, for the export's final NDJSON line, which is no HTTP error (its
+ * response is a 200, so an RFC 9457 `status` there would contradict it).
+ */
+export function errorFields(docsUrl: string, code: ErrorCode, message: string): { error: ErrorCode; message: string; docs: string } {
+  return { error: code, message, docs: `${docsUrl}#${code}` };
+}
+
 export function errorBody(docsUrl: string, code: ErrorCode, message: string, extra: Record<string, unknown> = {}): ErrorBody {
-  return { error: code, message, docs: `${docsUrl}#${code}`, ...extra };
+  const status = ERROR_STATUS[code];
+  const docs = `${docsUrl}#${code}`;
+  return { error: code, message, docs, type: docs, title: STATUS_CODES[status] ?? 'Error', status, ...extra };
 }
 
 /** Send an {@link ApiError}. */

@@ -21,7 +21,7 @@ import type { JobFilter } from '../domain/listing-filter.ts';
 import { exportBatch } from '../store/export-queries.ts';
 import { toJob } from './presenters/job.ts';
 import type { DB } from '../store/schema.ts';
-import { errorBody, toApiError } from './errors.ts';
+import { errorFields, toApiError } from './errors.ts';
 import type { RecordMeter } from './record-meter.ts';
 
 /** Rows read and charged per batch. */
@@ -66,7 +66,7 @@ async function* exportLines(o: ExportStreamOptions): AsyncGenerator<string> {
           granted = await o.meter.reserve(batchSize);
         } catch (error) {
           if (error instanceof ApiError && error.code === 'record_quota_exhausted') {
-            const end: ExportErrorLine = { ...errorBody(o.docsUrl, error.code, `${error.message} Resume with after=${after ?? ''} once records are available.`), count, after };
+            const end: ExportErrorLine = { ...errorFields(o.docsUrl, error.code, `${error.message} Resume with after=${after ?? ''} once records are available.`), count, after };
             yield line(end);
             return;
           }
@@ -103,7 +103,7 @@ async function* exportLines(o: ExportStreamOptions): AsyncGenerator<string> {
     if (!started) throw error;
     o.onError?.(error);
     const apiError = toApiError(error);
-    const end: ExportErrorLine = { ...errorBody(o.docsUrl, apiError.code, apiError.message), count, after };
+    const end: ExportErrorLine = { ...errorFields(o.docsUrl, apiError.code, apiError.message), count, after };
     yield line(end);
   } finally {
     // The client went away mid-batch: charge the lines handed to the socket, release the rest.

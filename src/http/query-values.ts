@@ -8,16 +8,9 @@
  * wherever a vocabulary is involved, surrounding blanks are dropped, an empty value counts as absent, a
  * long list is truncated rather than refused, and a non-numeric page size falls back to the default.
  */
-import { ApiError, type ErrorCode } from '../domain/errors.ts';
+import { ApiError, quoteValue, type ErrorCode } from '../domain/errors.ts';
 
-/** Longest offending value quoted back in an error message, characters. */
-const QUOTE_MAX = 80;
-
-/** A value quoted for an error message: JSON-escaped and cut to {@link QUOTE_MAX} characters. */
-export function quoteValue(value: string): string {
-  const cut = value.length > QUOTE_MAX ? `${value.slice(0, QUOTE_MAX)}…` : value;
-  return JSON.stringify(cut);
-}
+export { quoteValue };
 
 /**
  * A text value: trimmed, undefined when absent or empty.
@@ -38,7 +31,8 @@ export const SEARCH_MAX_TERMS = 32;
 /**
  * A full-text query (web-search syntax: words, "quoted phrase", `or`, -word) normalised so that
  * PostgreSQL's `websearch_to_tsquery` can always plan it: a run of `-` becomes one, and a `-` that
- * negates nothing (not followed by a letter, digit or quote) is dropped. Without this, 33 `-` in a
+ * negates nothing (not followed by a letter, digit or quote) is dropped, and so is a token of
+ * separators only (`(`, `!`, `&`). Without this, 33 `-` in a
  * row, or `-(-(-(...`, nest NOT operators past the parser's stack ("tsquery stack too small", a 500).
  * Absent, empty or blank → undefined.
  * @throws ApiError 422 `bad_query` when the value is longer than {@link SEARCH_MAX_LENGTH} characters,
@@ -54,7 +48,8 @@ export function searchText(name: string, value: string | undefined): string | un
     .replace(/-{2,}/g, '-')
     .replace(/-(?![\p{L}\p{N}"])/gu, ' ')
     .split(/\s+/)
-    .filter(Boolean);
+    // A token without a letter, digit or quote is only separators to the parser: it searches nothing.
+    .filter((token) => /[\p{L}\p{N}"]/u.test(token));
   if (normal.length > SEARCH_MAX_TERMS) {
     throw new ApiError('bad_query', `The value of ${name} has ${normal.length} terms; a full-text query may have at most ${SEARCH_MAX_TERMS}.`);
   }

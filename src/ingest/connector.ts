@@ -22,6 +22,14 @@ export type CrawlOutcome =
       skipped: number;
       etag?: string;
       lastModified?: string;
+      /** The connector's memory of a multi-document site after this crawl, stored on the target (career_site). */
+      siteState?: unknown;
+      /**
+       * Source posting ids the source itself proved dead in this crawl (career_site: the posting's page
+       * answered 404/410 or no longer carries its JobPosting). The pipeline closes their live rows as
+       * `expired_upstream`, as a posting-URL probe would.
+       */
+      gone?: string[];
     }
   /** The source answered 304 to a conditional request: the board is exactly as last crawled. */
   | { kind: 'not_modified' };

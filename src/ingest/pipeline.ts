@@ -9,8 +9,9 @@ import type { Logger } from 'pino';
 import type { CrawlTarget } from '../domain/crawl-target.ts';
 import { boardContext, enrichPosting, type ProviderProfile } from '../enrich/enrich.ts';
 import type { FxRates } from '../enrich/fx.ts';
+import { applyBoardPosterType, type BoardPosterEvidence } from '../enrich/intermediary.ts';
 import { DEFAULT_ABSENCE_POLICY, type AbsencePolicy, type CrawlCounts, type LedgerPosting } from '../domain/lifecycle.ts';
-import { applyCrawl, applyUnchangedBoard, closeProvedDead, missingRowsToProbe } from '../store/ledger.ts';
+import { applyCrawl, applyUnchangedBoard, closeProvedDead, liveRowsBySourceIds, missingRowsToProbe } from '../store/ledger.ts';
 import { acquireCrawlLease, crawlLeaseHolder, recordCrawlRun, releaseCrawlLease, renewCrawlLease, toCrawlTarget } from '../store/crawl-targets.ts';
 import { isOptedOut } from '../domain/employer.ts';
 import { loadActiveOptouts } from '../store/optouts.ts';
@@ -220,12 +221,16 @@ async function crawlLeased(deps: PipelineDeps, providers: Map<string, ProviderIn
   }
 
   let postings: LedgerPosting[];
+  let posterEvidence: BoardPosterEvidence | null;
   try {
     // Read per crawl, so an opt-out recorded while the worker runs applies from the next board on.
     const optouts = await loadActiveOptouts(deps.db);
     const board = boardContext(outcome.postings);
-    postings = outcome.postings.map((posting) => {
-      const job = enrichPosting(posting, provider, deps.fx, board);
+    const enriched = outcome.postings.map((posting) => ({ posting, job: enrichPosting(posting, provider, deps.fx, board) }));
+    // An intermediary's board is judged as a whole (issue 15 class 2): its rows get the board's poster type.
+    posterEvidence = applyBoardPosterType(enriched) ?? null;
+    if (posterEvidence) log.info({ posterEvidence }, 'board judged an intermediary\'s; its rows are not served as employer-direct');
+    postings = enriched.map(({ job }) => {
       const verdict = judgePosting(job, {
         providerId: provider.id,
         redistributable: provider.redistributable,
@@ -251,6 +256,16 @@ async function crawlLeased(deps: PipelineDeps, providers: Map<string, ProviderIn
     return fail('ledger', (error as Error).message);
   }
   const probes = good ? await probeMissing(deps, target.id, clock) : { probed: 0, provedDead: 0 };
+  // Postings the source proved dead itself in this crawl (a career page gone or without its
+  // JobPosting): the same closure as a probe's 404.
+  if (outcome.gone && outcome.gone.length > 0) {
+    try {
+      probes.provedDead += await closeProvedDead(deps.db, await liveRowsBySourceIds(deps.db, target.id, outcome.gone), clock());
+    } catch (error) {
+      // The crawl itself is written; the closures wait for the next crawl's proof.
+      log.warn({ err: error }, 'could not close the postings the source proved dead');
+    }
+  }
   await recordCrawlRun(deps.db, {
     targetId: target.id,
     startedAt,
@@ -258,8 +273,10 @@ async function crawlLeased(deps: PipelineDeps, providers: Map<string, ProviderIn
     outcome: 'fetched',
     etag: outcome.etag,
     lastModified: outcome.lastModified,
+    siteState: outcome.siteState,
     goodCrawl: good,
     counts: { ...counts, closed: counts.closed + probes.provedDead },
+    posterEvidence,
   });
   log.info({ ...counts, ...probes, skipped: outcome.skipped }, 'board crawled');
   return { targetId: target.id, outcome: 'fetched', counts, skipped: outcome.skipped, probes, ms: elapsed() };

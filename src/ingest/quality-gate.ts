@@ -11,7 +11,8 @@
  * - `apply_url.job_board` → quality_removed: the link goes to a known job board or aggregator.
  * - `apply_url.other_board` → quality_removed: the link is on the provider's ATS host but another board.
  * - `apply_url.not_employer` → quality_removed: the employer's domain is known and the link is on none of
- *   its ATS board, its own domain, or (for a public agency) the agency's host.
+ *   its ATS board, its own domain, or (for a public agency) the agency's host. A company's own careers
+ *   page (`career_site`) may send applicants to any known ATS host: that is where its board lives.
  * - `posted_at.future` → quality_gated: posted more than {@link FUTURE_TOLERANCE_MS} in the future.
  * A link on an unknown host of an employer whose domain is unknown passes: nothing proves it is not the
  * employer's own site.
@@ -105,9 +106,10 @@ export function judgePosting(job: NormalizedJob, ctx: GateContext): QualityVerdi
   if (onAts && firstSegment(url) !== board) {
     return { verdict: 'quality_removed', ruleId: 'apply_url.other_board', matchedHost: host };
   }
+  const onAnyAts = ctx.providerId === 'career_site' && Object.values(ATS_HOSTS).some((hosts) => hosts.some((d) => hostMatches(host, d)));
   const onAgency = (AGENCY_HOSTS[ctx.providerId] ?? []).some((d) => hostMatches(host, d));
   const onOwnDomain = ctx.companyDomain !== undefined && hostMatches(host, ctx.companyDomain.toLowerCase());
-  if (ctx.companyDomain !== undefined && !onAts && !onAgency && !onOwnDomain) {
+  if (ctx.companyDomain !== undefined && !onAts && !onAnyAts && !onAgency && !onOwnDomain) {
     return { verdict: 'quality_removed', ruleId: 'apply_url.not_employer', matchedHost: host };
   }
 

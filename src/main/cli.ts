@@ -3,9 +3,10 @@
  * (`jobledger config` lists them with their defaults).
  */
 import { SingleBar, Presets } from 'cli-progress';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { configText, ConfigError } from '../config/config.ts';
 import { CONNECTOR_IDS, type ConnectorId } from '../domain/crawl-target.ts';
+import { bareDomain } from '../domain/domain-name.ts';
 import { createApiKey, KeyInputError, listApiKeys, renameApiKey, revokeApiKey, rotateApiKey } from '../access/api-keys.ts';
 import { clearValidators, listTargets, upsertTarget } from '../store/crawl-targets.ts';
 import { addOptout, listOptouts, OptoutInputError, revokeOptout } from '../store/optouts.ts';
@@ -15,6 +16,7 @@ import { createFetcher } from '../ingest/fetcher.ts';
 import { verifyWebsites } from '../ingest/website-verifier.ts';
 import { startDemoSources } from './demo.ts';
 import { runImport } from './import.ts';
+import { runMcp } from './mcp.ts';
 import { openRuntime } from './runtime.ts';
 import { serve } from './serve.ts';
 import { runWorker } from './worker.ts';
@@ -111,7 +113,7 @@ program
       if (targets.length === 0) {
         rt.log.warn('no crawl targets: add one with `jobledger targets add`, or run `jobledger ingest --demo`');
       } else {
-        const summary = await runImport(rt.database.db, rt.log, targets, { fetch, baseUrls, pageUrl }, { absence: rt.config.absence, probeLimit: rt.config.worker.probeLimit });
+        const summary = await runImport(rt.database.db, rt.log, targets, { fetch, baseUrls, pageUrl }, { absence: rt.config.absence, probeLimit: rt.config.worker.probeLimit, careerSite: rt.config.careerSite });
         // A failed board, or one skipped because another process holds its lease, is not imported: exit 1.
         if (summary.unfinished) {
           process.stderr.write(`jobledger ingest: ${summary.unfinished}\n`);
@@ -164,6 +166,15 @@ program
   .action(async () => {
     const rt = await openRuntime({ applicationName: 'jobledger-migrate' });
     await rt.database.close();
+  });
+
+program
+  .command('mcp')
+  .description('Run the MCP server on stdio for an AI agent (tools search_jobs, get_job, list_companies, get_company, list_facets, recent_changes; see docs/mcp.md). Tool calls are metered on the API key like REST calls. Logs go to stderr.')
+  .addOption(new Option('--api-key <key>', 'the API key the tools call with').env('JOBLEDGER_API_KEY').makeOptionMandatory())
+  .addOption(new Option('--url <base>', 'call a running jobledger at this base URL instead of serving the configured ledger in process').env('JOBLEDGER_URL'))
+  .action(async (options: { apiKey: string; url?: string }) => {
+    await runMcp({ apiKey: options.apiKey, url: options.url });
   });
 
 program
@@ -273,29 +284,56 @@ companies
   });
 
 const targets = program.command('targets').description('Manage the boards and feeds the service crawls.');
-targets
+const targetsAdd = targets
   .command('add')
-  .description('Add (or update) a crawl target.')
+  .description('Add (or update) a crawl target: an ATS board or feed (--board), or a company careers page (--provider career_site --url).')
   .requiredOption('--provider <provider>', `one of ${CONNECTOR_IDS.join(', ')}`, provider)
-  .requiredOption('--board <board>', 'board token (Ashby, Greenhouse), site (Lever) or announcement file (USAJOBS)')
+  .option('--board <board>', 'board token (Ashby, Greenhouse), site (Lever) or announcement file (USAJOBS)')
+  .option('--url <url>', 'career_site only: the careers page, e.g. https://example.com/careers')
   .option('--company <name>', "the employer's display name (Ashby and Lever payloads carry none)")
-  .option('--domain <domain>', "the employer's own bare domain, when known")
+  .option('--domain <domain>', "the employer's own bare domain, when known (career_site: the site owner's domain; default the URL's registrable domain)")
   .option('--interval <duration>', 'recrawl interval, e.g. 6h', seconds)
-  .action(async (options: { provider: ConnectorId; board: string; company?: string; domain?: string; interval?: number }) => {
-    const rt = await openRuntime({ applicationName: 'jobledger-targets' });
+  .addHelpText('after', '\nExamples:\n  jobledger targets add --provider greenhouse --board acme --domain acme.com\n  jobledger targets add --provider career_site --url https://example.com/careers --company "Example Inc." --domain example.com\n');
+targetsAdd.action(async (options: { provider: ConnectorId; board?: string; url?: string; company?: string; domain?: string; interval?: number }) => {
+  let board: string;
+  let domain = options.domain;
+  if (domain !== undefined) {
+    const bare = bareDomain(domain);
+    if (!bare) targetsAdd.error(`error: --domain "${domain}" is not a domain name (example: example.com)`);
+    domain = bare;
+  }
+  if (options.provider === 'career_site') {
+    if (options.board !== undefined || options.url === undefined) targetsAdd.error('error: --provider career_site takes --url <careers page URL>, not --board');
+    let url: URL | undefined;
     try {
-      const id = await upsertTarget(rt.database.db, {
-        providerId: options.provider,
-        board: options.board,
-        companyName: options.company,
-        companyDomain: options.domain,
-        intervalSeconds: options.interval,
-      });
-      process.stdout.write(`target ${id}\n`);
-    } finally {
-      await rt.database.close();
+      url = new URL(options.url!);
+    } catch {
+      url = undefined;
     }
-  });
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password) {
+      targetsAdd.error(`error: --url "${options.url}" is not an http(s) URL (example: https://example.com/careers)`);
+    }
+    url!.hash = '';
+    board = url!.href;
+    domain ??= bareDomain(url!.hostname);
+  } else {
+    if (options.url !== undefined || options.board === undefined) targetsAdd.error(`error: --provider ${options.provider} takes --board, not --url`);
+    board = options.board!;
+  }
+  const rt = await openRuntime({ applicationName: 'jobledger-targets' });
+  try {
+    const id = await upsertTarget(rt.database.db, {
+      providerId: options.provider,
+      board,
+      companyName: options.company,
+      companyDomain: domain,
+      intervalSeconds: options.interval,
+    });
+    process.stdout.write(`target ${id}\n`);
+  } finally {
+    await rt.database.close();
+  }
+});
 targets
   .command('list')
   .description('List crawl targets and how their last crawl went.')

@@ -17,11 +17,11 @@ export interface Runtime {
 /**
  * Load config, open and migrate the ledger. The pool's statement timeout is the API's
  * (`statementTimeoutMs`), the ingestion one (`ingestStatementTimeoutMs`: crawls write whole boards)
- * or none.
+ * or none. `log` replaces the process logger (`mcp` logs to stderr: stdout is its protocol).
  */
-export async function openRuntime(options: { statementTimeout?: 'api' | 'ingest' | 'none'; applicationName: string }): Promise<Runtime> {
+export async function openRuntime(options: { statementTimeout?: 'api' | 'ingest' | 'none'; applicationName: string; log?: Logger }): Promise<Runtime> {
   const config = loadConfig();
-  const log = createLogger(config.logLevel);
+  const log = options.log ?? createLogger(config.logLevel);
   const database = await openDatabase(
     {
       databaseUrl: config.databaseUrl,

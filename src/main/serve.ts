@@ -3,7 +3,6 @@
  */
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
-import { connectRedis, waitForRedis, type CounterStore } from '../access/counters.ts';
 import { Billing } from '../billing/billing.ts';
 import { StripeCheckout } from '../billing/stripe-checkout.ts';
 import { stripeSettings } from '../config/config.ts';
@@ -13,10 +12,13 @@ import { defaultReportSettings } from '../reports/snapshots.ts';
 import { connect } from '../store/database.ts';
 import { countServed } from '../store/job-queries.ts';
 import type { DB } from '../store/schema.ts';
-import { cursorSecret } from '../store/settings.ts';
+import { cursorSecret, siteSecret } from '../store/settings.ts';
+import { createMailer, type Mailer } from '../mail/mailer.ts';
+import path from 'node:path';
 import { seedBundledTargets } from '../ingest/bundled-feeds.ts';
 import { DEMO_KEY_PLAN, ensureDemoKey, startDemoSources } from './demo.ts';
 import { runImport } from './import.ts';
+import { openRequestCounters } from './request-counters.ts';
 import { onShutdownSignal, openRuntime } from './runtime.ts';
 import { startWorker, type RunningWorker, type WorkerSources } from './worker.ts';
 
@@ -51,6 +53,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   let redis: Redis | undefined;
   let refresher: ReportRefresher | undefined;
   let worker: RunningWorker | undefined;
+  let mailer: Mailer | undefined;
   let sources: WorkerSources = { fetch: config.fetch, baseUrls: config.sources };
 
   try {
@@ -61,21 +64,18 @@ export async function serve(options: ServeOptions): Promise<void> {
       ingestDb = connect(database.connectionString, { statementTimeoutMs: config.ingestStatementTimeoutMs, maxConnections: 4, applicationName: 'jobledger-ingest', log }).db;
       const targets = await seedBundledTargets(ingestDb);
       log.info({ boards: targets.length }, 'importing the bundled real feeds through the replay server');
-      await runImport(ingestDb, log, targets, sources, { absence: config.absence, probeLimit: config.worker.probeLimit });
+      await runImport(ingestDb, log, targets, sources, { absence: config.absence, probeLimit: config.worker.probeLimit, careerSite: config.careerSite });
     }
 
     const reports = defaultReportSettings(config.reportRefreshSeconds);
     // Request counters: Redis when configured (shared by every API process), else PostgreSQL or memory.
-    let requestCounters: CounterStore;
-    if (config.redisUrl) {
-      redis = connectRedis(config.redisUrl, log);
-      if (!(await waitForRedis(redis))) log.warn('Redis is not answering yet: this process counts requests on its own until it does');
-      requestCounters = { kind: 'redis', client: redis, keyPrefix: config.redisKeyPrefix };
-    } else {
-      requestCounters = config.requestCounters === 'memory' ? { kind: 'memory' } : { kind: 'postgres', pool: database.pool };
-    }
+    const opened = await openRequestCounters(config, database, log);
+    const requestCounters = opened.counters;
+    redis = opened.redis;
     log.info({ requestCounters: requestCounters.kind }, 'request counters');
     const stripe = stripeSettings(config.stripe);
+    mailer = createMailer({ smtpUrl: config.site.smtpUrl, from: config.site.mailFrom, outboxDir: path.join(config.dataDir, 'outbox'), log });
+    if (mailer.kind === 'outbox') log.info({ outbox: path.join(config.dataDir, 'outbox') }, 'no JOBLEDGER_SMTP_URL: e-mails are written to the outbox and sign-in links printed here');
     const app = await buildApp({
       db: database.db,
       log,
@@ -86,6 +86,15 @@ export async function serve(options: ServeOptions): Promise<void> {
       keylessBurst: config.keylessBurst,
       reports,
       billing: new Billing({ db: database.db, log, provider: stripe ? new StripeCheckout(stripe) : undefined }),
+      site: {
+        siteUrl: (config.site.url ?? `http://localhost:${config.port}`).replace(/\/+$/, ''),
+        secret: await siteSecret(database.db),
+        sessionSeconds: config.site.sessionHours * 3600,
+        linkTtlSeconds: config.site.linkTtlSeconds,
+        mailer,
+        operatorEmail: config.site.operatorEmail,
+        altcha: { cost: config.site.altchaCost, maxCounter: config.site.altchaMaxCounter },
+      },
     });
     log.info({ payments: stripe ? 'stripe' : 'off', plansOnSale: stripe ? Object.keys(stripe.prices) : [] }, 'checkout');
     await app.listen({ port: config.port, host: config.host });
@@ -106,6 +115,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     onShutdownSignal(log, async () => {
       await refresher?.stop();
       await app.close();
+      mailer?.close();
       redis?.disconnect();
       await worker?.stop();
       await closeReplay?.();

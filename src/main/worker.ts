@@ -41,7 +41,7 @@ export async function startWorker(config: Config, log: Logger, database: Databas
   const fetcher = createFetcher(sources.fetch, log.child({ component: 'fetcher' }));
   const deps: PipelineDeps = {
     db: ingest.db,
-    connectors: createConnectors(sources.baseUrls),
+    connectors: createConnectors(sources.baseUrls, config.careerSite),
     fetcher,
     fx: loadFxRates(),
     log: log.child({ component: 'ingest' }),

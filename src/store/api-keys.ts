@@ -139,16 +139,19 @@ export type KeyUsageRow = Pick<ApiKeyRow, 'id' | 'account_id' | 'key_prefix' | '
   used: number | null;
 };
 
-/** Every key, newest first, with the plan it holds at `now` and its usage in the month starting `periodStart` (`YYYY-MM-01`). */
-export async function listKeysWithUsage(db: Kysely<DB>, periodStart: string, now: Date = new Date()): Promise<KeyUsageRow[]> {
-  return db
+/**
+ * Every key (or only the keys of `accountId`), newest first, with the plan it holds at `now` and its
+ * usage in the month starting `periodStart` (`YYYY-MM-01`).
+ */
+export async function listKeysWithUsage(db: Kysely<DB>, periodStart: string, now: Date = new Date(), accountId?: string): Promise<KeyUsageRow[]> {
+  let query = db
     .selectFrom('api_keys as k')
     .leftJoin('record_usage as u', (join) => join.onRef('u.api_key_id', '=', 'k.id').on('u.period_start', '=', periodStart))
     .leftJoin('key_subscriptions as s', 's.api_key_id', 'k.id')
     .select(['k.id', 'k.account_id', 'k.key_prefix', 'k.name', 'k.country_lock', 'k.status', 'k.created_at', 'k.expires_at', 'k.last_used_at', 'u.used'])
-    .select(heldPlanId(now).as('plan_id'))
-    .orderBy('k.created_at', 'desc')
-    .execute();
+    .select(heldPlanId(now).as('plan_id'));
+  if (accountId !== undefined) query = query.where('k.account_id', '=', accountId);
+  return query.orderBy('k.created_at', 'desc').execute();
 }
 
 /** Set `last_used_at` to `now` unless it is later than `staleBefore`. Returns whether the row was written. */

@@ -177,6 +177,7 @@ export function toCrawlTarget(row: CrawlTargetRow): CrawlTarget {
     companyLogo: row.company_logo ?? undefined,
     etag: row.etag ?? undefined,
     lastModified: row.last_modified ?? undefined,
+    siteState: row.site_state ?? undefined,
   };
 }
 
@@ -190,9 +191,16 @@ export interface CrawlRunRecord {
   error?: string;
   etag?: string;
   lastModified?: string;
+  /** A multi-document connector's memory of the site after this crawl (career_site); kept as given. */
+  siteState?: unknown;
   /** A fetched, non-empty board (or a 304 to one) counts as a good crawl for the not_seen rule. */
   goodCrawl: boolean;
   counts?: { postings?: number; created?: number; updated?: number; unchanged?: number; closed?: number; withdrawn?: number };
+  /**
+   * A good fetched crawl's board-level poster evidence (src/enrich/intermediary.ts BoardPosterEvidence),
+   * or null when the board was not judged an intermediary's; undefined leaves the stored one as it is.
+   */
+  posterEvidence?: object | null;
 }
 
 /** Record a crawl's outcome on its target and in `crawl_runs`. */
@@ -222,6 +230,10 @@ export async function recordCrawlRun(db: Kysely<DB>, run: CrawlRunRecord): Promi
             ? { etag: run.goodCrawl ? (run.etag ?? null) : null, last_modified: run.goodCrawl ? (run.lastModified ?? null) : null }
             : {}),
           ...(run.goodCrawl ? { good_crawls: eb('good_crawls', '+', 1) } : {}),
+          ...(run.goodCrawl && run.posterEvidence !== undefined ? { poster_evidence: run.posterEvidence === null ? null : JSON.stringify(run.posterEvidence) } : {}),
+          // Like the validators: the memory of an empty answer is not kept, so a later all-304 crawl
+          // never stands for "still empty" (the last good crawl's memory stays).
+          ...(run.outcome === 'fetched' && run.goodCrawl && run.siteState !== undefined ? { site_state: JSON.stringify(run.siteState) } : {}),
         }))
         .where('id', '=', run.targetId)
         .execute();
@@ -253,7 +265,7 @@ export async function recordCrawlRun(db: Kysely<DB>, run: CrawlRunRecord): Promi
  */
 export async function clearValidators(db: Kysely<DB>, ids: string[]): Promise<number> {
   if (ids.length === 0) return 0;
-  const result = await db.updateTable('crawl_targets').set({ etag: null, last_modified: null }).where('id', 'in', ids).executeTakeFirst();
+  const result = await db.updateTable('crawl_targets').set({ etag: null, last_modified: null, site_state: null }).where('id', 'in', ids).executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
 

@@ -80,6 +80,7 @@ function contentColumns(job: NormalizedJob, verdict: QualityVerdict, company: Co
     quality_rule_id: verdict.ruleId ?? null,
     quality_matched_host: verdict.matchedHost ?? null,
     poster_type: job.posterType ?? null,
+    poster_rule_id: job.posterType === undefined ? null : (job.posterRuleId ?? 'poster.unrecorded'),
     apply_url: job.applyUrl ?? null,
     posting_url: job.postingUrl ?? null,
     source_type: job.sourceType,
@@ -236,7 +237,7 @@ interface RowWrite {
 const CONTENT_COLUMN_NAMES = [
   'target_id', 'company_id', 'company_name', 'title', 'location', 'country', 'city', 'state', 'remote', 'remote_inferred',
   'employment_type', 'seniority', 'category', 'category_confidence', 'posted_at', 'upstream_closes_at', 'withheld_kind',
-  'quality_verdict', 'quality_rule_id', 'quality_matched_host', 'poster_type', 'apply_url', 'posting_url', 'source_type',
+  'quality_verdict', 'quality_rule_id', 'quality_matched_host', 'poster_type', 'poster_rule_id', 'apply_url', 'posting_url', 'source_type',
   'provider_type', 'has_description', 'description_html', 'description_text', 'salary_min', 'salary_max', 'salary_currency',
   'salary_period', 'salary_source', 'salary_min_annual_eur', 'salary_max_annual_eur', 'field_sources', 'attribution', 'canonical_url', 'content_hash',
 ] as const satisfies readonly (keyof ContentColumns)[];
@@ -469,4 +470,21 @@ export async function missingRowsToProbe(db: Kysely<DB>, targetId: string, limit
     .limit(limit)
     .execute();
   return rows.map((r) => ({ id: r.id, postingUrl: r.posting_url! }));
+}
+
+/**
+ * Ids of the live rows of a target whose source posting ids are among `sourcePostingIds` (the postings a
+ * connector proved dead itself, e.g. a career page that answered 410), for {@link closeProvedDead}.
+ */
+export async function liveRowsBySourceIds(db: Kysely<DB>, targetId: string, sourcePostingIds: readonly string[]): Promise<string[]> {
+  if (sourcePostingIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('jobs')
+    .select('id')
+    .where('target_id', '=', targetId)
+    .where('status', '=', 'live')
+    .where('source_posting_id', '=', (eb) => eb.fn.any(eb.val([...sourcePostingIds])))
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => r.id);
 }

@@ -66,6 +66,20 @@ export interface CrawlTargetsTable {
   /** Who holds the crawl lease (migration 004), with its expiry; both null when free. */
   lease_owner: string | null;
   lease_expires_at: NullableTimestamp;
+  /** Board-level poster evidence of the last good crawl (migration 016, src/enrich/intermediary.ts), or null. */
+  poster_evidence: unknown;
+  /** What a multi-document connector (career_site) remembers between crawls (migration 015); opaque JSON. */
+  site_state: unknown;
+}
+
+/** Fetched ECB euro reference rates, one row per day and currency (migration 017). */
+export interface FxRatesTable {
+  rate_date: string;
+  currency: string;
+  /** numeric: units of the currency per 1 EUR. */
+  units_per_eur: string;
+  source_url: string;
+  fetched_at: Generated<Date>;
 }
 
 export interface JobsTable {
@@ -102,6 +116,8 @@ export interface JobsTable {
   quality_rule_id: string | null;
   quality_matched_host: string | null;
   poster_type: 'staffing' | 'jobboard' | null;
+  /** The poster-type rule that set poster_type (migration 016); null exactly when poster_type is. */
+  poster_rule_id: string | null;
   apply_url: string | null;
   posting_url: string | null;
   source_type: string;
@@ -187,6 +203,8 @@ export interface AccountsTable {
   name: string | null;
   email: string | null;
   created_at: Generated<Date>;
+  /** When the account took its one free `explore` key (migration 010). */
+  free_key_at: Generated<Date | null>;
 }
 
 export interface ApiKeysTable {
@@ -274,11 +292,51 @@ export interface BillingEventsTable {
   received_at: Generated<Date>;
 }
 
+/** E-mailed single-use links, stored as SHA-256 only (migration 010). */
+export interface EmailTokensTable {
+  token_hash: Buffer;
+  purpose: 'sign_in' | 'optout' | 'subscribe';
+  email: string;
+  subject: string | null;
+  created_at: Generated<Date>;
+  expires_at: Timestamp;
+  used_at: NullableTimestamp;
+}
+
+/** Browser sessions; the id is stored as SHA-256 only (migration 010). */
+export interface WebSessionsTable {
+  id_hash: Buffer;
+  account_id: string | null;
+  data: ColumnType<unknown, string, string>;
+  created_at: Generated<Date>;
+  expires_at: Timestamp;
+}
+
+/** Double opt-in subscriptions (migration 010). */
+export interface SubscriptionsTable {
+  email: string;
+  status: 'pending' | 'confirmed' | 'unsubscribed';
+  created_at: Generated<Date>;
+  confirmed_at: NullableTimestamp;
+  unsubscribed_at: NullableTimestamp;
+}
+
+/** Contact form messages (migration 010). */
+export interface ContactMessagesTable {
+  id: GeneratedAlways<string>;
+  email: string;
+  name: string | null;
+  message: string;
+  created_at: Generated<Date>;
+  mailed_at: NullableTimestamp;
+}
+
 export interface DB {
   providers: ProvidersTable;
   companies: CompaniesTable;
   company_slug_history: CompanySlugHistoryTable;
   crawl_targets: CrawlTargetsTable;
+  fx_rates: FxRatesTable;
   jobs: JobsTable;
   change_events: ChangeEventsTable;
   change_feed_clock: ChangeFeedClockTable;
@@ -293,6 +351,10 @@ export interface DB {
   employer_optouts: EmployerOptoutsTable;
   key_subscriptions: KeySubscriptionsTable;
   billing_events: BillingEventsTable;
+  email_tokens: EmailTokensTable;
+  web_sessions: WebSessionsTable;
+  subscriptions: SubscriptionsTable;
+  contact_messages: ContactMessagesTable;
 }
 
 export type JobRow = Selectable<JobsTable>;

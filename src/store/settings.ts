@@ -18,3 +18,17 @@ export async function cursorSecret(db: Kysely<DB>): Promise<string> {
   const row = await db.selectFrom('service_settings').select('value').where('key', '=', 'cursor_secret').executeTakeFirstOrThrow();
   return row.value;
 }
+
+/**
+ * The website's signing secret (session cookies, CSRF cookies, ALTCHA challenges, unsubscribe links):
+ * generated once, on first use, and shared by every API process like {@link cursorSecret}.
+ */
+export async function siteSecret(db: Kysely<DB>): Promise<string> {
+  await db
+    .insertInto('service_settings')
+    .values({ key: 'site_secret', value: randomBytes(32).toString('base64url') })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .execute();
+  const row = await db.selectFrom('service_settings').select('value').where('key', '=', 'site_secret').executeTakeFirstOrThrow();
+  return row.value;
+}

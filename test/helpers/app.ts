@@ -16,6 +16,7 @@ import type { Billing } from '../../src/billing/billing.ts';
 import { buildApp } from '../../src/http/app.ts';
 import type { SignedInAccount } from '../../src/http/routes/checkout.ts';
 import type { ReportSettings } from '../../src/reports/snapshots.ts';
+import type { SiteOptions } from '../../src/site/site.ts';
 import { createApiKey, type CreatedKey } from '../../src/access/api-keys.ts';
 import { cursorSecret } from '../../src/store/settings.ts';
 import { validatingInject } from './contract.ts';
@@ -42,6 +43,8 @@ export interface TestAppOptions {
   billing?: (t: TestDatabase) => Billing;
   /** The site's session check for POST /public/checkout (default: sign-in required). */
   signedInAccount?: SignedInAccount;
+  /** The website (absent: none, as in most tests). */
+  site?: SiteOptions;
 }
 
 /** The keyless burst of test apps unless a test asks for another. */
@@ -76,6 +79,7 @@ export async function buildTestApp(t: TestDatabase, options: TestAppOptions = {}
     reports: options.reports,
     billing: options.billing?.(t),
     signedInAccount: options.signedInAccount,
+    site: options.site,
   });
   if (options.contract !== false) validatingInject(app);
   if (redis) {

@@ -7,7 +7,7 @@
  * The seam with the website (docs/website.md "Billing"): who is signed in is the site's business.
  * The site hands {@link CheckoutRouteOptions.signedInAccount}, which checks the session cookie and
  * the form's CSRF token and returns the account id, or throws the catalogue's error; until it does,
- * every checkout answers 401 `sign_in_required`. Ownership of the key is checked here, against that
+ * every checkout answers 401 `session_required`. Ownership of the key is checked here, against that
  * account.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -21,7 +21,7 @@ import { errorResponses } from '../schemas/errors.ts';
 /**
  * The site's session check for a state-changing request: the signed-in account's id
  * (`accounts.id`), after verifying the session cookie and the CSRF token.
- * @throws ApiError (e.g. 401 `sign_in_required`, 403 for a bad CSRF token) to refuse the request.
+ * @throws ApiError (e.g. 401 `session_required`, 403 for a bad CSRF token) to refuse the request.
  */
 export type SignedInAccount = (request: FastifyRequest, reply: FastifyReply) => Promise<string>;
 
@@ -30,7 +30,7 @@ export type CheckoutReturnUrls = (request: FastifyRequest, purchase: { keyId: st
 
 export interface CheckoutRouteOptions {
   billing: Billing;
-  /** The site's session check; absent (no site yet): every checkout answers 401 `sign_in_required`. */
+  /** The site's session check; absent (no website on this server): every checkout answers 401 `session_required`. */
   signedInAccount?: SignedInAccount;
   /** Return pages; absent: `/account?checkout=success|cancelled` on the origin the request came to. */
   returnUrls?: CheckoutReturnUrls;
@@ -54,7 +54,7 @@ const NotificationReceipt = Type.Object({
 });
 
 function noSite(): never {
-  throw new ApiError('sign_in_required', 'Sign in on the website to buy a plan for one of your keys.');
+  throw new ApiError('session_required', 'Sign in on the website to buy a plan for one of your keys.');
 }
 
 function defaultReturnUrls(request: FastifyRequest): { successUrl: string; cancelUrl: string } {
@@ -64,6 +64,17 @@ function defaultReturnUrls(request: FastifyRequest): { successUrl: string; cance
 
 /** The two checkout routes, registered under `/public`. */
 export function checkoutRoutes(options: CheckoutRouteOptions) {
+  return async (app: FastifyInstance) => {
+    await app.register(checkoutStartRoute(options));
+    await app.register(checkoutWebhookRoute(options));
+  };
+}
+
+/**
+ * `POST /checkout` alone (under `/public`): the website registers it inside its own scope, where the
+ * session and CSRF plugins live, and hands its session check as `signedInAccount`.
+ */
+export function checkoutStartRoute(options: CheckoutRouteOptions) {
   const signedInAccount = options.signedInAccount ?? noSite;
   const returnUrls = options.returnUrls ?? defaultReturnUrls;
   return async (app: FastifyInstance) => {
@@ -107,6 +118,12 @@ export function checkoutRoutes(options: CheckoutRouteOptions) {
       },
     );
 
+  };
+}
+
+/** `POST /checkout/webhook` alone (under `/public`): the provider's notifications, on the API's scope. */
+export function checkoutWebhookRoute(options: CheckoutRouteOptions) {
+  return async (app: FastifyInstance) => {
     await app.register(async (webhook) => {
       // The signature covers the exact bytes sent: the body reaches the handler unparsed.
       webhook.removeAllContentTypeParsers();

@@ -7,7 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { CompanyEnvelopeSchema, CompanyPageSchema, type CompanyPage } from '../../domain/company.ts';
 import { CursorError } from '../../domain/cursor.ts';
-import { ApiError } from '../../domain/errors.ts';
+import { ApiError, quoteValue } from '../../domain/errors.ts';
 import { currentSlugFor, findCompany, listCompanies, type CompanyPosition } from '../../store/company-directory.ts';
 import type { AppContext } from '../context.ts';
 import { KEYLESS_MAX_LIMIT, type Surface } from '../endpoints.ts';
@@ -69,7 +69,7 @@ function directoryContextOf(request: FastifyRequest, surface: Surface): Director
 
 function notFound(slug: string, keyless: boolean): ApiError {
   const where = keyless ? '/public/companies?q=<name>' : '/v1/companies?q=<name>';
-  return new ApiError('not_found', `No company has the slug "${slug}". Slugs can change: re-resolve with ${where}.`);
+  return new ApiError('not_found', `No company has the slug ${quoteValue(slug)}. Slugs can change: re-resolve with ${where}.`);
 }
 
 /** 301 to the current slug, never cached (spec: "answers 301 with the current slug in Location, never cached"). */

@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { ApiError } from '../../domain/errors.ts';
+import { ApiError, quoteValue } from '../../domain/errors.ts';
 import { JobEnvelopeSchema, JobPageSchema, type JobPage } from '../../domain/job.ts';
 import type { JobFilter } from '../../domain/listing-filter.ts';
 import { findJob, listJobs, type ListPage } from '../../store/job-queries.ts';
@@ -38,7 +38,7 @@ async function pageBody(ctx: AppContext, listing: JobsRequest, rows: ListPage['r
 }
 
 function notFound(id: string): ApiError {
-  return new ApiError('not_found', `No served job has the id or slug "${id}".`);
+  return new ApiError('not_found', `No served job has the id or slug ${quoteValue(id)}.`);
 }
 
 /** `/v1/jobs` and `/v1/jobs/{id}`; register inside the authenticated scope. */

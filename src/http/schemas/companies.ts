@@ -45,7 +45,8 @@ function parseSourceTypes(value: string | undefined, ctx: DirectoryContext): Sou
     ...new Set(
       items.map((raw) => {
         const v = raw.toLowerCase();
-        const hit = LEGACY_SOURCE_TYPE[v] ?? (COMPANY_SOURCE_TYPES as readonly string[]).find((t) => t === v);
+        // Own keys only: `constructor` or `__proto__` must not find Object.prototype's members.
+        const hit = (Object.hasOwn(LEGACY_SOURCE_TYPE, v) ? LEGACY_SOURCE_TYPE[v] : undefined) ?? (COMPANY_SOURCE_TYPES as readonly string[]).find((t) => t === v);
         if (!hit) throw new ApiError('bad_source_type', `The value ${quoteValue(raw)} is not a legal source_type; the legal values are listed at ${where}.`);
         return hit as SourceType;
       }),

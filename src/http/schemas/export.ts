@@ -4,7 +4,7 @@
  * are ignored like any unknown name.
  */
 import { Type } from 'typebox';
-import { ApiError } from '../../domain/errors.ts';
+import { ApiError, quoteValue } from '../../domain/errors.ts';
 import { EXPORT_STATUSES, type ExportStatus } from '../../domain/export.ts';
 import type { JobFilter } from '../../domain/listing-filter.ts';
 import { paramsOf, queryContract } from '../query-table.ts';
@@ -43,7 +43,7 @@ export const exportQuery = queryContract({
         const v = value?.trim().toLowerCase();
         if (!v) return 'live';
         const hit = EXPORT_STATUSES.find((s) => s === v);
-        if (!hit) throw new ApiError('bad_status', `The value "${value}" is not a legal status; send live, closed or any.`);
+        if (!hit) throw new ApiError('bad_status', `The value ${quoteValue(value ?? '')} is not a legal status; send live, closed or any.`);
         return hit;
       },
     }),
@@ -55,7 +55,7 @@ export const exportQuery = queryContract({
       parse: (value) => {
         const v = value?.trim();
         if (!v) return undefined;
-        if (!isUuid(v)) throw new ApiError('bad_cursor', `The value "${value}" of after is not a row id; send the id (uuid) of the last row received.`);
+        if (!isUuid(v)) throw new ApiError('bad_cursor', `The value ${quoteValue(value ?? '')} of after is not a row id; send the id (uuid) of the last row received.`);
         return v.toLowerCase();
       },
     }),

@@ -1,0 +1,314 @@
+/**
+ * The website's form routes over real HTTP (issue 14): sign-in by e-mailed link through a real SMTP
+ * server on loopback, key self-service, subscriptions and the contact form, and every refusal: no
+ * enumeration, single-use and expiring links, another account's key, an API key on the key routes,
+ * missing CSRF and ALTCHA, forged sessions, malformed and oversized input — each changing nothing.
+ * (The real-browser walk-through is test/website-browser.test.ts.)
+ */
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, TEST_DOCS_URL } from './helpers/app.ts';
+import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import { freePort } from './helpers/ports.ts';
+import { linkIn, SiteClient, startMailSink, testSiteOptions, type MailSink } from './helpers/site.ts';
+
+let t: TestDatabase;
+let sink: MailSink;
+let app: FastifyInstance;
+let shortApp: FastifyInstance;
+let base: string;
+let shortBase: string;
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  sink = await startMailSink();
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  app = await buildTestApp(t, { contract: false, site: testSiteOptions(sink, { siteUrl: base }) });
+  await app.listen({ port, host: '127.0.0.1' });
+  // The same site with links that live one second: expiry on a real clock.
+  const shortPort = await freePort();
+  shortBase = `http://127.0.0.1:${shortPort}`;
+  shortApp = await buildTestApp(t, { contract: false, site: testSiteOptions(sink, { siteUrl: shortBase, linkTtlSeconds: 1 }) });
+  await shortApp.listen({ port: shortPort, host: '127.0.0.1' });
+});
+
+afterAll(async () => {
+  await app?.close();
+  await shortApp?.close();
+  await sink?.close();
+  await t?.drop();
+});
+
+const count = async (table: 'accounts' | 'api_keys' | 'email_tokens' | 'web_sessions' | 'subscriptions' | 'contact_messages') =>
+  Number((await t.db.selectFrom(table).select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
+
+/** The `error` code of an error body. */
+async function codeOf(res: Response): Promise<string> {
+  return ((await res.json()) as { error: string }).error;
+}
+
+/** Ask for a sign-in link as an API caller and return the token from the delivered e-mail. */
+async function requestLink(client: SiteClient, email: string): Promise<string> {
+  const before = sink.messages.length;
+  const res = await client.request('POST', '/public/auth/request', { json: { email, altcha: await client.altcha() }, headers: { 'csrf-token': await client.csrf() } });
+  expect(res.status).toBe(202);
+  const mail = await sink.waitFor(email, /sign-in link/);
+  expect(sink.messages.length).toBe(before + 1);
+  sink.messages.splice(sink.messages.indexOf(mail), 1);
+  return new URL(linkIn(mail, '/signin/verify')).searchParams.get('token')!;
+}
+
+/** A signed-in client for `email`. */
+async function signedIn(email: string, on = base): Promise<SiteClient> {
+  const client = new SiteClient(on);
+  const token = await requestLink(client, email);
+  const res = await client.request('POST', '/public/auth/verify', { json: { token }, headers: { 'csrf-token': await client.csrf() } });
+  expect(res.status).toBe(200);
+  return client;
+}
+
+describe('sign-in by e-mailed link', () => {
+  it('answers the same whether or not the address has an account, and creates none before the link is used', async () => {
+    await signedIn('known@example.org');
+    const accounts = await count('accounts');
+    const answers = [];
+    for (const email of ['known@example.org', 'nobody-here@example.org']) {
+      const client = new SiteClient(base);
+      const res = await client.request('POST', '/public/auth/request', { json: { email, altcha: await client.altcha() }, headers: { 'csrf-token': await client.csrf() } });
+      answers.push({ status: res.status, body: await res.text(), type: res.headers.get('content-type') });
+      await sink.waitFor(email, /sign-in link/);
+    }
+    expect(answers[0]).toEqual(answers[1]);
+    expect(answers[0]!.status).toBe(202);
+    expect(await count('accounts')).toBe(accounts);
+  });
+
+  it('sends a link that works once: the session cookie is signed, HttpOnly, SameSite=Lax and bounded; a reuse is refused', async () => {
+    const client = new SiteClient(base);
+    const token = await requestLink(client, 'once@example.org');
+    const stored = await t.db.selectFrom('email_tokens').select(['token_hash']).where('email', '=', 'once@example.org').execute();
+    expect(stored.every((r) => !r.token_hash.toString('utf8').includes(token))).toBe(true);
+    const csrf = await client.csrf();
+    const first = await client.request('POST', '/public/auth/verify', { json: { token }, headers: { 'csrf-token': csrf } });
+    expect(first.status).toBe(200);
+    const cookie = first.headers.getSetCookie().find((c) => c.startsWith('jl_session='))!;
+    expect(cookie).toMatch(/HttpOnly/i);
+    expect(cookie).toMatch(/SameSite=Lax/i);
+    expect(cookie).toMatch(/Expires=/i);
+    expect(cookie).not.toMatch(/Secure/i); // plain HTTP site URL
+    const sessionBefore = client.cookies.get('jl_session');
+    const again = await client.request('POST', '/public/auth/verify', { json: { token }, headers: { 'csrf-token': csrf } });
+    expect(again.status).toBe(400);
+    expect(await again.json()).toMatchObject({ error: 'link_invalid', message: expect.stringContaining('already used or expired'), docs: `${TEST_DOCS_URL}#link_invalid` });
+    expect(client.cookies.get('jl_session')).toBe(sessionBefore);
+  });
+
+  it('rotates the session id at sign-in', async () => {
+    const client = await signedIn('rotate-session@example.org');
+    const first = client.cookies.get('jl_session');
+    const token = await requestLink(client, 'rotate-session@example.org');
+    await client.request('POST', '/public/auth/verify', { json: { token }, headers: { 'csrf-token': await client.csrf() } });
+    expect(client.cookies.get('jl_session')).not.toBe(first);
+  });
+
+  it('refuses a link after its lifetime (a real one-second expiry)', async () => {
+    const client = new SiteClient(shortBase);
+    const token = await requestLink(client, 'late@example.org');
+    await new Promise((r) => setTimeout(r, 1500));
+    const res = await client.request('POST', '/public/auth/verify', { json: { token }, headers: { 'csrf-token': await client.csrf() } });
+    expect(res.status).toBe(400);
+    expect((await codeOf(res))).toBe('link_invalid');
+    expect(client.cookies.has('jl_session')).toBe(false);
+  });
+
+  it('refuses a missing or reused ALTCHA, a missing CSRF token and a malformed address, sending nothing', async () => {
+    const client = new SiteClient(base);
+    const csrf = await client.csrf();
+    const sent = sink.messages.length;
+    const tokens = await count('email_tokens');
+    const noAltcha = await client.request('POST', '/public/auth/request', { json: { email: 'x@example.org' }, headers: { 'csrf-token': csrf } });
+    expect(noAltcha.status).toBe(403);
+    expect((await codeOf(noAltcha))).toBe('verification_failed');
+    const altcha = await client.altcha();
+    const noCsrf = await client.request('POST', '/public/auth/request', { json: { email: 'x@example.org', altcha } });
+    expect(noCsrf.status).toBe(403);
+    expect((await codeOf(noCsrf))).toBe('csrf_failed');
+    const badEmail = await client.request('POST', '/public/auth/request', { json: { email: 'not an address', altcha }, headers: { 'csrf-token': csrf } });
+    expect(badEmail.status).toBe(422);
+    expect((await codeOf(badEmail))).toBe('bad_email');
+    // The payload was spent by the request above (verified before the address was read).
+    const reused = await client.request('POST', '/public/auth/request', { json: { email: 'x@example.org', altcha }, headers: { 'csrf-token': csrf } });
+    expect(reused.status).toBe(403);
+    expect((await codeOf(reused))).toBe('verification_failed');
+    expect(sink.messages.length).toBe(sent);
+    expect(await count('email_tokens')).toBe(tokens);
+  });
+
+  it('limits the e-mails to one address (5 an hour), answering the same for every address', async () => {
+    const client = new SiteClient(base);
+    const statuses = [];
+    for (let i = 0; i < 6; i++) {
+      const res = await client.request('POST', '/public/auth/request', { json: { email: 'flood@example.org', altcha: await client.altcha() }, headers: { 'csrf-token': await client.csrf() } });
+      statuses.push(res.status);
+      if (res.status === 429) expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+    expect(statuses).toEqual([202, 202, 202, 202, 202, 429]);
+  });
+
+  it('signs out: the session row is deleted, so a copied cookie is dead too', async () => {
+    const client = await signedIn('signout@example.org');
+    const copied = client.cookies.get('jl_session')!;
+    const out = await client.request('POST', '/public/auth/signout', { json: {}, headers: { 'csrf-token': await client.csrf() } });
+    expect(out.status).toBe(200);
+    const thief = new SiteClient(base);
+    thief.cookies.set('jl_session', copied);
+    const res = await thief.request('POST', '/public/auth/keys', { json: {}, headers: { 'csrf-token': await thief.csrf() } });
+    expect(res.status).toBe(401);
+    expect((await codeOf(res))).toBe('session_required');
+  });
+});
+
+describe('key self-service', () => {
+  it('creates one free explore key with its secret shown once, which /v1/me accepts', async () => {
+    const client = await signedIn('keys@example.org');
+    const csrf = await client.csrf();
+    const res = await client.request('POST', '/public/auth/keys', { json: { name: 'my board' }, headers: { 'csrf-token': csrf } });
+    expect(res.status).toBe(201);
+    const created = (await res.json()) as { id: string; key_prefix: string; plan: string; secret: string };
+    expect(created.plan).toBe('explore');
+    const me = await fetch(`${base}/v1/me`, { headers: { authorization: `Bearer ${created.secret}` } });
+    expect(me.status).toBe(200);
+    expect(await me.json()).toMatchObject({ plan: 'explore', key_prefix: created.key_prefix, name: 'my board' });
+    const second = await client.request('POST', '/public/auth/keys', { json: {}, headers: { 'csrf-token': csrf } });
+    expect(second.status).toBe(409);
+    expect((await codeOf(second))).toBe('free_key_taken');
+    const row = await t.db.selectFrom('api_keys').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow();
+    expect(row.secret_hash.toString('hex')).not.toContain(Buffer.from(created.secret).toString('hex'));
+  });
+
+  it('never lets one account touch another account\'s key, nor an API key or a forged session manage keys', async () => {
+    const owner = await signedIn('owner@example.org');
+    const created = (await (await owner.request('POST', '/public/auth/keys', { json: {}, headers: { 'csrf-token': await owner.csrf() } })).json()) as { id: string; secret: string };
+    const before = await t.db.selectFrom('api_keys').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow();
+    const other = await signedIn('intruder@example.org');
+    const csrf = await other.csrf();
+    for (const action of ['rotate', 'revoke', 'name']) {
+      const res = await other.request('POST', `/public/auth/keys/${created.id}/${action}`, { json: { name: 'mine now' }, headers: { 'csrf-token': csrf } });
+      expect(res.status, action).toBe(404);
+      expect((await codeOf(res))).toBe('not_found');
+    }
+    // An API key (even the key's own) is never read by the key routes.
+    const apiCaller = new SiteClient(base);
+    const apiCsrf = await apiCaller.csrf();
+    for (const path of ['/public/auth/keys', `/public/auth/keys/${created.id}/rotate`, `/public/auth/keys/${created.id}/revoke`]) {
+      const res = await apiCaller.request('POST', path, { json: {}, headers: { authorization: `Bearer ${created.secret}`, 'csrf-token': apiCsrf } });
+      expect(res.status, path).toBe(401);
+      expect(await res.json()).toMatchObject({ error: 'session_required', message: expect.stringContaining('an API key cannot manage keys'), docs: `${TEST_DOCS_URL}#session_required` });
+    }
+    // A forged session cookie (an id with a made-up signature) is no session.
+    const forger = new SiteClient(base);
+    const forgedCsrf = await forger.csrf();
+    forger.cookies.set('jl_session', `${owner.cookies.get('jl_session')!.split('.')[0]}.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA`);
+    const forged = await forger.request('POST', `/public/auth/keys/${created.id}/revoke`, { json: {}, headers: { 'csrf-token': forgedCsrf } });
+    expect(forged.status).toBe(401);
+    // The owner's session without the CSRF token is refused too.
+    const noCsrf = await owner.request('POST', `/public/auth/keys/${created.id}/revoke`, { json: {} });
+    expect(noCsrf.status).toBe(403);
+    expect((await codeOf(noCsrf))).toBe('csrf_failed');
+    expect(await t.db.selectFrom('api_keys').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow()).toEqual(before);
+    expect((await fetch(`${base}/v1/me`, { headers: { authorization: `Bearer ${created.secret}` } })).status).toBe(200);
+  });
+
+  it('rotates (old secret 401, new works, usage kept), renames, and revokes for good with the row kept', async () => {
+    const client = await signedIn('lifecycle@example.org');
+    const csrf = await client.csrf();
+    const created = (await (await client.request('POST', '/public/auth/keys', { json: {}, headers: { 'csrf-token': csrf } })).json()) as { id: string; secret: string };
+    await fetch(`${base}/v1/jobs?limit=1`, { headers: { authorization: `Bearer ${created.secret}` } });
+    const usedBefore = ((await (await fetch(`${base}/v1/me`, { headers: { authorization: `Bearer ${created.secret}` } })).json()) as { usage_today: number }).usage_today;
+    const rotated = (await (await client.request('POST', `/public/auth/keys/${created.id}/rotate`, { json: {}, headers: { 'csrf-token': csrf } })).json()) as { id: string; secret: string };
+    expect(rotated.id).toBe(created.id);
+    expect((await fetch(`${base}/v1/me`, { headers: { authorization: `Bearer ${created.secret}` } })).status).toBe(401);
+    const me = (await (await fetch(`${base}/v1/me`, { headers: { authorization: `Bearer ${rotated.secret}` } })).json()) as { usage_today: number; plan: string };
+    expect(me.plan).toBe('explore');
+    expect(me.usage_today).toBe(usedBefore + 1);
+    const renamed = await client.request('POST', `/public/auth/keys/${created.id}/name`, { json: { name: 'x'.repeat(81) }, headers: { 'csrf-token': csrf } });
+    expect(renamed.status).toBe(422);
+    expect((await codeOf(renamed))).toBe('bad_input');
+    const revoked = await client.request('POST', `/public/auth/keys/${created.id}/revoke`, { json: {}, headers: { 'csrf-token': csrf } });
+    expect(revoked.status).toBe(200);
+    expect((await fetch(`${base}/v1/me`, { headers: { authorization: `Bearer ${rotated.secret}` } })).status).toBe(401);
+    const row = await t.db.selectFrom('api_keys').select(['status', 'revoked_at']).where('id', '=', created.id).executeTakeFirstOrThrow();
+    expect(row.status).toBe('revoked');
+    const again = await client.request('POST', `/public/auth/keys/${created.id}/rotate`, { json: {}, headers: { 'csrf-token': csrf } });
+    expect(again.status).toBe(409);
+    expect((await codeOf(again))).toBe('key_not_active');
+  });
+
+  it('refuses an oversized body and an unsupported media type, changing nothing', async () => {
+    const client = await signedIn('big@example.org');
+    const keys = await count('api_keys');
+    const big = await client.request('POST', '/public/auth/keys', { json: { name: 'x'.repeat(20_000) }, headers: { 'csrf-token': await client.csrf() } });
+    expect(big.status).toBe(413);
+    expect((await codeOf(big))).toBe('payload_too_large');
+    const text = await client.request('POST', '/public/auth/keys', { headers: { 'content-type': 'text/plain', 'csrf-token': await client.csrf() }, body: 'name=plain' });
+    expect(text.status).toBe(415);
+    expect(await count('api_keys')).toBe(keys);
+  });
+
+  it('answers a browser\'s form post with a readable page, errors included', async () => {
+    const client = await signedIn('browser@example.org');
+    const res = await client.request('POST', '/public/auth/keys', { form: { _csrf: 'wrong' } });
+    expect(res.status).toBe(403);
+    expect(res.headers.get('content-type')).toMatch(/text\/html/);
+    expect(await res.text()).toContain('security token is missing or wrong');
+    const page = await client.request('POST', '/public/auth/keys', { form: { _csrf: await client.csrf(), name: 'from a form' } });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toMatch(/jl_[a-z0-9]{8}_[A-Za-z0-9_-]{43}/);
+    expect(html).toContain('it is shown once');
+    const account = await (await client.request('GET', '/account')).text();
+    expect(account).not.toMatch(/jl_[a-z0-9]{8}_[A-Za-z0-9_-]{43}/);
+    expect(account).toContain('from a form');
+  });
+});
+
+describe('subscriptions and the contact form', () => {
+  it('subscribes only after the e-mailed confirmation, and unsubscribes with the signed link without signing in', async () => {
+    const client = new SiteClient(base);
+    const res = await client.request('POST', '/public/subscribe', { json: { email: 'news@example.org', altcha: await client.altcha() }, headers: { 'csrf-token': await client.csrf() } });
+    expect(res.status).toBe(202);
+    const status = async () => (await t.db.selectFrom('subscriptions').select('status').where('email', '=', 'news@example.org').executeTakeFirst())?.status;
+    expect(await status()).toBe('pending');
+    const mail = await sink.waitFor('news@example.org', /Confirm your subscription/);
+    expect(JSON.stringify(mail.headers.get('list'))).toContain('/unsubscribe?token=');
+    const confirm = new URL(linkIn(mail, '/subscribe/confirm')).searchParams.get('token')!;
+    const csrf = await client.csrf();
+    expect((await client.request('POST', '/public/subscribe/confirm', { json: { token: confirm }, headers: { 'csrf-token': csrf } })).status).toBe(200);
+    expect(await status()).toBe('confirmed');
+    const unsubscribe = new URL(linkIn(mail, '/unsubscribe')).searchParams.get('token')!;
+    const tampered = unsubscribe.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'));
+    expect((await client.request('POST', '/public/unsubscribe', { json: { token: tampered }, headers: { 'csrf-token': csrf } })).status).toBe(400);
+    expect(await status()).toBe('confirmed');
+    const stranger = new SiteClient(base);
+    expect((await stranger.request('POST', '/public/unsubscribe', { json: { token: unsubscribe }, headers: { 'csrf-token': await stranger.csrf() } })).status).toBe(200);
+    expect(await status()).toBe('unsubscribed');
+  });
+
+  it('stores a contact message and e-mails it to the operator, with the visitor as Reply-To', async () => {
+    const client = new SiteClient(base);
+    const res = await client.request('POST', '/public/contact', {
+      json: { email: 'visitor@example.org', name: 'Ada', message: 'Your feed is missing Acme.', altcha: await client.altcha() },
+      headers: { 'csrf-token': await client.csrf() },
+    });
+    expect(res.status).toBe(201);
+    const mail = await sink.waitFor('operator@jobledger.test', /contact/);
+    expect(mail.text).toContain('Your feed is missing Acme.');
+    expect(JSON.stringify(mail.headers.get('reply-to'))).toContain('visitor@example.org');
+    const row = await t.db.selectFrom('contact_messages').selectAll().where('email', '=', 'visitor@example.org').executeTakeFirstOrThrow();
+    expect(row.mailed_at).not.toBeNull();
+    const empty = await client.request('POST', '/public/contact', { json: { email: 'visitor@example.org', message: ' ', altcha: await client.altcha() }, headers: { 'csrf-token': await client.csrf() } });
+    expect(empty.status).toBe(422);
+    expect(await count('contact_messages')).toBe(1);
+  });
+});

@@ -108,6 +108,14 @@ export default tseslint.config(
     },
   },
   {
+    // The billing room: decisions over the store's repositories and a payment provider; the HTTP layer
+    // calls it, never the other way round. Settings arrive as a plain object from the composition root.
+    files: ['src/billing/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': imports({ forbidden: ['enrich', 'http', 'ingest', 'reports', 'config', 'bench'], message: 'billing imports only domain, store and access.' }),
+    },
+  },
+  {
     files: ['src/http/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': imports({ forbidden: ['ingest', 'bench'], message: 'http never imports ingest or bench.' }),

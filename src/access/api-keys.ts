@@ -20,8 +20,9 @@ import {
   setKeyName,
   touchKeyUse,
 } from '../store/api-keys.ts';
+import type { KeyTermRow } from '../store/api-keys.ts';
 import type { ApiKeyRow, DB, PlanRow } from '../store/schema.ts';
-import { utcMonthStart } from './periods.ts';
+import { nextUtcMonthStart, utcMonthStart } from './periods.ts';
 
 const PREFIX_ALPHABET = 'abcdefghijkmnpqrstuvwxyz23456789';
 const PREFIX_LENGTH = 8;
@@ -142,26 +143,47 @@ export async function createApiKey(db: Kysely<DB>, input: CreateKeyInput): Promi
   throw new Error('could not allocate a unique key prefix');
 }
 
-/** A key that authenticated, with its plan. */
+/** A key that authenticated, with the plan it holds now. */
 export interface AuthenticatedKey {
   key: ApiKeyRow;
   plan: PlanRow;
+  /** The paid term when a subscription pays for the plan (billing, migration 011); absent otherwise. */
+  term?: KeyTermRow | null;
 }
 
 /**
- * Resolve a presented key string to an active, unexpired key. Unknown, malformed, revoked and expired
+ * The `renews_or_expires` instant of a key (spec: GET /v1/me, "next billing date, or null"):
+ * 1. the key's own expiry, when it has one;
+ * 2. else, when a subscription pays for its plan (src/billing): the end of the period paid for while
+ *    it renews, or the instant the plan lapses when it will not renew; null once it has lapsed;
+ * 3. else, for a paid plan given by the operator (`jobledger keys create --plan growth`): the next
+ *    renewal of the record allowance, the 1st of next month 00:00 UTC;
+ * 4. else null (a free key without expiry).
+ */
+export function renewsOrExpires(authenticated: AuthenticatedKey, now: Date): Date | null {
+  const { key, plan, term } = authenticated;
+  if (key.expires_at) return key.expires_at;
+  if (term) {
+    if (term.lapses_at === null) return term.renews_at;
+    return term.lapses_at.getTime() > now.getTime() ? term.lapses_at : null;
+  }
+  return plan.price_cents > 0 ? nextUtcMonthStart(now) : null;
+}
+
+/**
+ * Resolve a presented key string to an active, unexpired key and the plan it holds at `now`. Unknown, malformed, revoked and expired
  * keys all return undefined, so callers answer them identically (spec: Authentication, item 6).
  */
 export async function authenticateKey(db: Kysely<DB>, presented: string, now: Date = new Date()): Promise<AuthenticatedKey | undefined> {
   const prefix = keyPrefixOf(presented);
-  const row = prefix ? await findKeyWithPlan(db, prefix) : undefined;
+  const row = prefix ? await findKeyWithPlan(db, prefix, now) : undefined;
   // Compared even when no row was found, so the timing does not tell whether a prefix exists.
   const matches = keyMatches(presented, row?.secret_hash);
   if (!row || !matches) return undefined;
-  const { plan_row: plan, ...key } = row;
+  const { plan_row: plan, term, ...key } = row;
   if (key.status !== 'active') return undefined;
   if (key.expires_at && key.expires_at.getTime() <= now.getTime()) return undefined;
-  return { key, plan };
+  return { key, plan, term };
 }
 
 export interface KeyListing {
@@ -180,9 +202,9 @@ export interface KeyListing {
   lastUsedAt: Date | null;
 }
 
-/** Every key (or, with `accountId`, the keys of one account), newest first, without any secret material. */
+/** Every key (or, with `accountId`, the keys of one account), newest first, without any secret material; the plan is the one held at `now`. */
 export async function listApiKeys(db: Kysely<DB>, now: Date = new Date(), accountId?: string): Promise<KeyListing[]> {
-  const rows = await listKeysWithUsage(db, utcMonthStart(now), accountId);
+  const rows = await listKeysWithUsage(db, utcMonthStart(now), now, accountId);
   return rows.map((r) => ({
     id: r.id,
     accountId: r.account_id,

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, SETTINGS, configTable, configText, loadConfig } from './config.ts';
+import { ConfigError, SETTINGS, configTable, configText, loadConfig, stripeSettings } from './config.ts';
 
 const readme = readFileSync(path.resolve(import.meta.dirname, '../../README.md'), 'utf8');
 
@@ -51,6 +51,31 @@ describe('the configuration schema', () => {
   ])('refuses %o naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('sells no plans by default, and reads the Stripe settings only as a whole', () => {
+    expect(stripeSettings(loadConfig({}).stripe)).toBeUndefined();
+    const stripe = {
+      JOBLEDGER_STRIPE_SECRET_KEY: 'sk_test_abc',
+      JOBLEDGER_STRIPE_WEBHOOK_SECRET: 'whsec_abc',
+      JOBLEDGER_STRIPE_API_URL: 'http://127.0.0.1:12111/',
+      JOBLEDGER_STRIPE_PRICES: 'growth=price_1A, scale=price_1C',
+    };
+    expect(stripeSettings(loadConfig(stripe).stripe)).toEqual({
+      secretKey: 'sk_test_abc',
+      webhookSecret: 'whsec_abc',
+      apiUrl: 'http://127.0.0.1:12111',
+      prices: { growth: 'price_1A', scale: 'price_1C' },
+    });
+    const refusals: Array<[Record<string, string>, string | RegExp]> = [
+      [{ ...stripe, JOBLEDGER_STRIPE_WEBHOOK_SECRET: '' }, 'JOBLEDGER_STRIPE_SECRET_KEY is set but JOBLEDGER_STRIPE_WEBHOOK_SECRET is not'],
+      [{ ...stripe, JOBLEDGER_STRIPE_PRICES: '' }, 'JOBLEDGER_STRIPE_PRICES names no plan=price_id pair'],
+      [{ ...stripe, JOBLEDGER_STRIPE_PRICES: 'growth' }, 'JOBLEDGER_STRIPE_PRICES entries must read plan=price_id, got "growth"'],
+      [{ ...stripe, JOBLEDGER_STRIPE_SECRET_KEY: '' }, 'need JOBLEDGER_STRIPE_SECRET_KEY'],
+      [{ ...stripe, JOBLEDGER_STRIPE_API_URL: 'https://api.stripe.com/v1' }, 'JOBLEDGER_STRIPE_API_URL must be a scheme, host and port only'],
+      [{ ...stripe, JOBLEDGER_STRIPE_SECRET_KEY: 'pk_live_oops' }, /^JOBLEDGER_STRIPE_SECRET_KEY must start with sk_ or rk_ \(a Stripe secret or restricted key\)$/],
+    ];
+    for (const [env, message] of refusals) expect(() => loadConfig(env), JSON.stringify(env)).toThrow(message);
   });
 
   it('never echoes a refused database URL (it may hold a password)', () => {

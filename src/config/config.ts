@@ -10,7 +10,7 @@
 import path from 'node:path';
 import { Type, type StaticDecode, type TSchema } from 'typebox';
 import { sourceSettings } from '../ingest/connectors/registry.ts';
-import { Setting, defaultText, isSetting, readSetting, type SettingMeta } from './setting.ts';
+import { ConfigError, Setting, defaultText, isSetting, readSetting, type SettingMeta } from './setting.ts';
 
 export { ConfigError } from './setting.ts';
 
@@ -174,6 +174,31 @@ export const ConfigSchema = Type.Object({
   }),
   /** Base URL of each connector's upstream API, from each connector's descriptor. */
   sources: sourceSettings(),
+  /** Stripe Checkout (src/billing, docs/website.md "Billing"); all unset (the default) sells no plans. Read through {@link stripeSettings}. */
+  stripe: Type.Object({
+    secretKey: Setting.optionalText('JOBLEDGER_STRIPE_SECRET_KEY', {
+      pattern: '^(sk|rk)_',
+      mustBe: 'start with sk_ or rk_ (a Stripe secret or restricted key)',
+      secret: true,
+      description:
+        'Stripe secret API key (`sk_live_...` or `sk_test_...`). Unset: no plans are sold; checkout answers 501 `payments_not_configured` and the site offers no upgrade. Set it together with the webhook secret and the prices.',
+    }),
+    webhookSecret: Setting.optionalText('JOBLEDGER_STRIPE_WEBHOOK_SECRET', {
+      pattern: '^whsec_',
+      mustBe: 'start with whsec_ (the signing secret of a Stripe webhook endpoint)',
+      secret: true,
+      description: 'Signing secret (`whsec_...`) of the Stripe webhook endpoint that posts to `/public/checkout/webhook`.',
+    }),
+    apiUrl: Setting.url('JOBLEDGER_STRIPE_API_URL', {
+      default: 'https://api.stripe.com',
+      description: 'Base URL of the Stripe API (scheme, host and port only); tests point it at a loopback server.',
+    }),
+    prices: Setting.list('JOBLEDGER_STRIPE_PRICES', {
+      default: [],
+      description:
+        'Comma list of plan=price pairs: the recurring Stripe price of each plan on sale (`growth=price_...,signal=price_...,scale=price_...`). Plans are data, so a new plan needs only a new pair.',
+      }),
+    }),
   /** The website: sign-in, e-mail, human verification (docs/website.md). */
   site: Type.Object({
     /** Absolute base of links in e-mails; https makes the session cookie Secure. Unset: http://localhost:<PORT>. */
@@ -210,6 +235,40 @@ export const ConfigSchema = Type.Object({
     }),
   }),
 });
+
+/** Stripe settings in the shape `src/billing/stripe-checkout.ts` takes. */
+export interface StripeConfig {
+  secretKey: string;
+  webhookSecret: string;
+  /** Scheme, host and port of Stripe's API. */
+  apiUrl: string;
+  /** Stripe price id of each plan on sale, by plan id. */
+  prices: Record<string, string>;
+}
+
+/**
+ * The Stripe settings of `config`, or undefined when no secret key is set (payments off, the default).
+ * @throws ConfigError when they are set only in part, or a price entry or the API URL is malformed.
+ */
+export function stripeSettings(stripe: Config['stripe']): StripeConfig | undefined {
+  const { secretKey, webhookSecret, apiUrl } = stripe;
+  if (secretKey === undefined) {
+    if (webhookSecret !== undefined || stripe.prices.length > 0) {
+      throw new ConfigError('JOBLEDGER_STRIPE_WEBHOOK_SECRET and JOBLEDGER_STRIPE_PRICES need JOBLEDGER_STRIPE_SECRET_KEY; set all three, or none to sell no plans');
+    }
+    return undefined;
+  }
+  if (webhookSecret === undefined) throw new ConfigError('JOBLEDGER_STRIPE_SECRET_KEY is set but JOBLEDGER_STRIPE_WEBHOOK_SECRET is not: without it no payment could upgrade a key');
+  const prices: Record<string, string> = {};
+  for (const pair of stripe.prices) {
+    const match = /^([a-z0-9_-]+)=(\S+)$/.exec(pair);
+    if (!match) throw new ConfigError(`JOBLEDGER_STRIPE_PRICES entries must read plan=price_id, got "${pair}"`);
+    prices[match[1]!] = match[2]!;
+  }
+  if (Object.keys(prices).length === 0) throw new ConfigError('JOBLEDGER_STRIPE_SECRET_KEY is set but JOBLEDGER_STRIPE_PRICES names no plan=price_id pair: nothing could be sold');
+  if (new URL(apiUrl).pathname !== '/') throw new ConfigError(`JOBLEDGER_STRIPE_API_URL must be a scheme, host and port only (the client adds /v1), got "${apiUrl}"`);
+  return { secretKey, webhookSecret, apiUrl, prices };
+}
 
 /** Every setting of the service, as {@link loadConfig} returns it. */
 export type Config = StaticDecode<typeof ConfigSchema>;
@@ -257,7 +316,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
     for (const [name, child] of Object.entries((schema as { properties: Record<string, TSchema> }).properties)) group[name] = read(child);
     return group;
   };
-  return read(ConfigSchema) as Config;
+  const config = read(ConfigSchema) as Config;
+  // Settings that only make sense together are refused at start, not at the first purchase.
+  stripeSettings(config.stripe);
+  return config;
 }
 
 /** `jobledger config`: each variable with its default, then its meaning indented. */

@@ -6,6 +6,7 @@
 /** HTTP status of every stable machine code. The 422 codes are the spec's "422 codes" table. */
 export const ERROR_STATUS = {
   bad_request: 400,
+  bad_signature: 400,
   unauthorized: 401,
   record_quota_exhausted: 402,
   key_required_to_page: 402,
@@ -14,6 +15,7 @@ export const ERROR_STATUS = {
   not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,
+  key_not_purchasable: 409,
   request_headers_too_large: 431,
   bad_provider: 422,
   bad_source_type: 422,
@@ -35,6 +37,7 @@ export const ERROR_STATUS = {
   bad_offset: 422,
   bad_query: 422,
   limit_too_large: 422,
+  bad_plan: 422,
   rate_limited: 429,
   // The website's routes (docs/website.md).
   session_required: 401,
@@ -50,6 +53,7 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   query_failed: 500,
+  payments_not_configured: 501,
   timeout: 503,
   unavailable: 503,
 } as const;

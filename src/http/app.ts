@@ -12,6 +12,7 @@ import { KeylessLimiter } from '../access/keyless-limit.ts';
 import { systemClock, type Clock } from '../access/periods.ts';
 import { RequestLimiter } from '../access/request-limits.ts';
 import { ApiError } from '../domain/errors.ts';
+import { Billing } from '../billing/billing.ts';
 import type { DB } from '../store/schema.ts';
 import { cachedProviderIds, facetSnapshot, type AppContext } from './context.ts';
 import { clientErrorHandler, errorHandler, frameworkErrorHandler, MAX_HEADER_BYTES, MAX_PARAM_LENGTH, sendApiError } from './errors.ts';
@@ -24,6 +25,7 @@ import { documentCommaLists, storablePathValue, type ParamTable, type QueryContr
 import { UNMETERED, type RecordMeter } from './record-meter.ts';
 import { createReportReader, defaultReportSettings, type ReportSettings } from '../reports/snapshots.ts';
 import { keyedCompanyRoutes, keylessCompanyRoutes } from './routes/companies.ts';
+import { checkoutRoutes, checkoutWebhookRoute, type CheckoutReturnUrls, type SignedInAccount } from './routes/checkout.ts';
 import { exportRoutes } from './routes/export.ts';
 import { keyedJobRoutes, keylessJobRoutes } from './routes/jobs.ts';
 import { meRoutes } from './routes/me.ts';
@@ -61,6 +63,12 @@ export interface AppOptions {
    * and without it /v1/me cannot answer.
    */
   keyedLimits?: boolean;
+  /** The billing service (src/billing); default: one with no payment provider, which sells nothing. */
+  billing?: Billing;
+  /** The session check for POST /public/checkout without a website (tests); with `site`, the site's own is used. Default: 401 `session_required`. */
+  signedInAccount?: SignedInAccount;
+  /** Where the payment provider returns the buyer (routes/checkout.ts); default: /account on the request's origin. */
+  checkoutReturnUrls?: CheckoutReturnUrls;
   /** The website (pages at `/`, forms under `/public/...`, docs/website.md); absent: no website. */
   site?: SiteOptions;
 }
@@ -202,6 +210,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         { name: 'public', description: 'Keyless read-only mirror' },
         { name: 'meta', description: 'Reports, controlled vocabularies and providers with live counts' },
         { name: 'system', description: 'Liveness, readiness and the contract' },
+        { name: 'website', description: 'Website routes (POST, not part of the data API): checkout and its webhook' },
         { name: 'mcp', description: 'Model Context Protocol server for AI agents (docs/mcp.md)' },
       ],
     },
@@ -241,6 +250,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
     { prefix: '/v1' },
   );
+  const billing = options.billing ?? new Billing({ db: options.db, log: options.log });
   await app.register(
     async (pub) => {
       await pub.register(keylessJobRoutes(ctx));
@@ -248,12 +258,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await pub.register(keylessCompanyRoutes(ctx));
       await pub.register(keylessReportRoutes(ctx));
       await pub.register(keylessMetaRoutes(ctx));
+      // With a website, POST /public/checkout lives in the site's scope (its session and CSRF check);
+      // the provider's webhook stays here either way.
+      const checkout = { billing, signedInAccount: options.signedInAccount, returnUrls: options.checkoutReturnUrls };
+      await pub.register(options.site ? checkoutWebhookRoute(checkout) : checkoutRoutes(checkout));
     },
     { prefix: '/public' },
   );
   if (options.site) {
     registeringWebsite = true;
-    await app.register(sitePlugin(options.site, { db: options.db, log: options.log, docsUrl: options.docsUrl, counters, requestLimiter }));
+    await app.register(sitePlugin(options.site, { db: options.db, log: options.log, docsUrl: options.docsUrl, counters, requestLimiter, billing }));
     registeringWebsite = false;
   }
   // The MCP server for AI agents (src/mcp/): its tools answer through the /v1 routes above.

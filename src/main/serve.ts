@@ -3,6 +3,9 @@
  */
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
+import { Billing } from '../billing/billing.ts';
+import { StripeCheckout } from '../billing/stripe-checkout.ts';
+import { stripeSettings } from '../config/config.ts';
 import { buildApp } from '../http/app.ts';
 import { startReportRefresher, type ReportRefresher } from '../reports/refresher.ts';
 import { defaultReportSettings } from '../reports/snapshots.ts';
@@ -70,6 +73,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     const requestCounters = opened.counters;
     redis = opened.redis;
     log.info({ requestCounters: requestCounters.kind }, 'request counters');
+    const stripe = stripeSettings(config.stripe);
     mailer = createMailer({ smtpUrl: config.site.smtpUrl, from: config.site.mailFrom, outboxDir: path.join(config.dataDir, 'outbox'), log });
     if (mailer.kind === 'outbox') log.info({ outbox: path.join(config.dataDir, 'outbox') }, 'no JOBLEDGER_SMTP_URL: e-mails are written to the outbox and sign-in links printed here');
     const app = await buildApp({
@@ -81,6 +85,7 @@ export async function serve(options: ServeOptions): Promise<void> {
       trustProxyHops: config.trustProxyHops,
       keylessBurst: config.keylessBurst,
       reports,
+      billing: new Billing({ db: database.db, log, provider: stripe ? new StripeCheckout(stripe) : undefined }),
       site: {
         siteUrl: (config.site.url ?? `http://localhost:${config.port}`).replace(/\/+$/, ''),
         secret: await siteSecret(database.db),
@@ -91,6 +96,7 @@ export async function serve(options: ServeOptions): Promise<void> {
         altcha: { cost: config.site.altchaCost, maxCounter: config.site.altchaMaxCounter },
       },
     });
+    log.info({ payments: stripe ? 'stripe' : 'off', plansOnSale: stripe ? Object.keys(stripe.prices) : [] }, 'checkout');
     await app.listen({ port: config.port, host: config.host });
     // Report snapshots are the worker's job (docs/architecture.md); until a separate worker runs them,
     // the API process refreshes them on a timer, on the API pool (each report is one short query set).

@@ -2,6 +2,7 @@
  * What every part of the website shares: its settings and services, and how an answer is given —
  * a page for a browser's form post, the catalogue's JSON for an API caller (docs/website.md).
  */
+import type { Billing } from '../billing/billing.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
@@ -31,6 +32,8 @@ export interface SiteContext {
   requestLimiter: RequestLimiter;
   /** Whether e-mails go to the outbox, so sign-in links are printed in the log too. */
   logLinks: boolean;
+  /** Billing: which paid plans the account page offers (none without a payment provider). */
+  billing: Billing;
 }
 
 /** True when the request is a browser's HTML form post (answered with a page), false for an API caller (JSON). */

@@ -21,11 +21,17 @@ function euros(cents: number): string {
   return cents % 100 === 0 ? String(cents / 100) : (cents / 100).toFixed(2);
 }
 
-/** The account page's data: the account, its keys, whether the free key is still there to take. */
+/** The account page's data: the account, its keys, whether the free key is still there to take, the paid plans on sale (empty without a payment provider). */
 export async function accountPageData(ctx: SiteContext, accountId: string) {
-  const [account, keys] = await Promise.all([findAccount(ctx.db, accountId), listAccountKeys(ctx.db, accountId, ctx.requestLimiter)]);
+  const [account, keys, onSale] = await Promise.all([
+    findAccount(ctx.db, accountId),
+    listAccountKeys(ctx.db, accountId, ctx.requestLimiter),
+    // Upgrade forms only when billing sells plans (a payment provider is configured).
+    ctx.billing.offersUpgrades() ? ctx.billing.plansOnSale() : Promise.resolve([]),
+  ]);
   return {
     title: 'Your account',
+    upgrades: onSale.map((p) => ({ id: p.id, label: p.label, price: `€${euros(p.price_cents)} / month` })),
     email: account?.email ?? '',
     freeKeyAvailable: account ? account.freeKeyAt === null : false,
     keys: keys.map((k) => ({
@@ -62,7 +68,13 @@ export function pageRoutes(ctx: SiteContext) {
     app.get('/account', async (request, reply) => {
       const accountId = request.session.accountId;
       if (!accountId) return reply.redirect('/signin', 303);
-      return renderPage(request, reply, 'account', await accountPageData(ctx, accountId));
+      const checkout = (request.query as Record<string, unknown> | undefined)?.checkout;
+      // Stripe sends the buyer back here; the plan itself changes when its signed webhook arrives.
+      const notice =
+        checkout === 'success' ? 'Thank you: the payment is being confirmed. The new plan shows here once the payment provider confirms it (reload in a moment).'
+        : checkout === 'cancelled' ? 'The checkout was cancelled: nothing was charged and the plan is unchanged.'
+        : undefined;
+      return renderPage(request, reply, 'account', { ...(await accountPageData(ctx, accountId)), ...(notice ? { notice } : {}) });
     });
 
     app.get('/plans', async (request, reply) => {

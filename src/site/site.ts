@@ -18,13 +18,15 @@ import path from 'node:path';
 import { FormLimiter, type FormLimitSettings } from '../accounts/form-limits.ts';
 import type { CounterStore } from '../access/counters.ts';
 import type { RequestLimiter } from '../access/request-limits.ts';
+import type { Billing } from '../billing/billing.ts';
 import { ApiError } from '../domain/errors.ts';
+import { checkoutStartRoute } from '../http/routes/checkout.ts';
 import { sendApiError, toApiError } from '../http/errors.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { humanCheck } from './altcha.ts';
 import { assetRoutes } from './assets.ts';
 import { authRoutes } from './auth-routes.ts';
-import { FORM_BODY_LIMIT, fromBrowserForm, renderPage, type SiteContext } from './context.ts';
+import { FORM_BODY_LIMIT, fromBrowserForm, renderPage, sessionAccount, type SiteContext } from './context.ts';
 import { formRoutes } from './form-routes.ts';
 import { pageRoutes } from './pages.ts';
 import { postgresSessionStore } from './session-store.ts';
@@ -57,6 +59,8 @@ export interface SiteServices {
   docsUrl: string;
   counters: CounterStore;
   requestLimiter: RequestLimiter;
+  /** Billing (src/billing): the account page offers upgrades only when it sells plans. */
+  billing: Billing;
 }
 
 /** Map what the site's plugins throw to the catalogue. */
@@ -87,6 +91,7 @@ export function sitePlugin(options: SiteOptions, services: SiteServices) {
       formLimits: new FormLimiter(services.counters, options.formLimits),
       requestLimiter: services.requestLimiter,
       logLinks: options.mailer.kind === 'outbox',
+      billing: services.billing,
     };
     // The website's routes stay out of the data API's OpenAPI document.
     app.addHook('onRoute', (route) => {
@@ -150,5 +155,20 @@ export function sitePlugin(options: SiteOptions, services: SiteServices) {
     await app.register(pageRoutes(ctx));
     await app.register(authRoutes(ctx));
     await app.register(formRoutes(ctx));
+    // Billing's checkout (docs/website.md "Billing"): the form's CSRF token and this site's session
+    // say who buys; the provider returns the buyer to the account page on JOBLEDGER_SITE_URL.
+    await app.register(
+      checkoutStartRoute({
+        billing: services.billing,
+        signedInAccount: async (request, reply) => {
+          await new Promise<void>((resolve, reject) => {
+            app.csrfProtection(request, reply, (error?: Error) => (error ? reject(error) : resolve()));
+          });
+          return sessionAccount(request);
+        },
+        returnUrls: () => ({ successUrl: `${options.siteUrl}/account?checkout=success`, cancelUrl: `${options.siteUrl}/account?checkout=cancelled` }),
+      }),
+      { prefix: '/public' },
+    );
   };
 }

@@ -71,18 +71,56 @@ export async function insertApiKey(db: Kysely<DB>, row: NewApiKeyRow): Promise<I
   }
 }
 
+/** The paid term of a key bought through a payment provider (table `key_subscriptions`), as read with the key. */
+export interface KeyTermRow {
+  /** End of the period paid for; the next renewal while the subscription renews. */
+  renews_at: Date;
+  /** When set: the subscription does not renew and the key's plan lapses to its `plan_after` at this instant. */
+  lapses_at: Date | null;
+}
+
 /**
- * The key holding `keyPrefix`, whatever its state, with its plan: one statement, because every keyed
- * request runs it.
+ * The plan a key holds at `now`, as SQL over `api_keys as k` left-joined to `key_subscriptions as s`:
+ * its own `plan_id`, unless its subscription has lapsed (`lapses_at` passed), when it is the
+ * subscription's `plan_after`. The downgrade at the period end is thus a check at read time, exact to
+ * the instant whether or not the provider's last notification has arrived (docs/architecture.md
+ * "Billing").
  */
-export async function findKeyWithPlan(db: Kysely<DB>, keyPrefix: string): Promise<(ApiKeyRow & { plan_row: PlanRow }) | undefined> {
-  return db
+function heldPlanId(now: Date) {
+  return sql<string>`CASE WHEN s.lapses_at IS NOT NULL AND s.lapses_at <= ${now} THEN s.plan_after ELSE k.plan_id END`;
+}
+
+/**
+ * The key holding `keyPrefix`, whatever its state, with the plan it holds at `now` (see
+ * {@link heldPlanId}; `plan_id` of the returned row is that plan too) and its paid term, if a
+ * subscription pays for it: one statement, because every keyed request runs it.
+ */
+export async function findKeyWithPlan(
+  db: Kysely<DB>,
+  keyPrefix: string,
+  now: Date = new Date(),
+): Promise<(ApiKeyRow & { plan_row: PlanRow; term: KeyTermRow | null }) | undefined> {
+  const row = await db
     .selectFrom('api_keys as k')
-    .innerJoin('plans as p', 'p.id', 'k.plan_id')
+    .leftJoin('key_subscriptions as s', 's.api_key_id', 'k.id')
+    .innerJoin('plans as p', (join) => join.on(sql<boolean>`p.id = ${heldPlanId(now)}`))
     .selectAll('k')
     .select(sql<PlanRow>`to_jsonb(p)`.as('plan_row'))
+    .select(['s.renews_at as term_renews_at', 's.lapses_at as term_lapses_at'])
     .where('k.key_prefix', '=', keyPrefix)
     .executeTakeFirst();
+  if (!row) return undefined;
+  const { term_renews_at: renewsAt, term_lapses_at: lapsesAt, ...key } = row;
+  return { ...key, plan_id: key.plan_row.id, term: renewsAt ? { renews_at: renewsAt, lapses_at: lapsesAt ?? null } : null };
+}
+
+/**
+ * Set the plan of key `keyId` (on `db` or inside a caller's transaction). Returns false when no key
+ * has that id. The plan must exist (foreign key); metering reads the new plan from the next request on.
+ */
+export async function setKeyPlan(db: Kysely<DB>, keyId: string, planId: string): Promise<boolean> {
+  const result = await db.updateTable('api_keys').set({ plan_id: planId }).where('id', '=', keyId).executeTakeFirst();
+  return result.numUpdatedRows === 1n;
 }
 
 /** The key whose id is `id`, or else whose prefix is `keyPrefix`. */
@@ -102,16 +140,18 @@ export type KeyUsageRow = Pick<ApiKeyRow, 'id' | 'account_id' | 'key_prefix' | '
 };
 
 /**
- * Every key (or only the keys of `accountId`), newest first, with its usage in the month starting
- * `periodStart` (`YYYY-MM-01`).
+ * Every key (or only the keys of `accountId`), newest first, with the plan it holds at `now` and its
+ * usage in the month starting `periodStart` (`YYYY-MM-01`).
  */
-export async function listKeysWithUsage(db: Kysely<DB>, periodStart: string, accountId?: string): Promise<KeyUsageRow[]> {
+export async function listKeysWithUsage(db: Kysely<DB>, periodStart: string, now: Date = new Date(), accountId?: string): Promise<KeyUsageRow[]> {
   let query = db
-    .selectFrom('api_keys')
-    .leftJoin('record_usage as u', (join) => join.onRef('u.api_key_id', '=', 'api_keys.id').on('u.period_start', '=', periodStart))
-    .select(['id', 'account_id', 'key_prefix', 'name', 'plan_id', 'country_lock', 'status', 'created_at', 'expires_at', 'last_used_at', 'u.used']);
-  if (accountId !== undefined) query = query.where('account_id', '=', accountId);
-  return query.orderBy('created_at', 'desc').execute();
+    .selectFrom('api_keys as k')
+    .leftJoin('record_usage as u', (join) => join.onRef('u.api_key_id', '=', 'k.id').on('u.period_start', '=', periodStart))
+    .leftJoin('key_subscriptions as s', 's.api_key_id', 'k.id')
+    .select(['k.id', 'k.account_id', 'k.key_prefix', 'k.name', 'k.country_lock', 'k.status', 'k.created_at', 'k.expires_at', 'k.last_used_at', 'u.used'])
+    .select(heldPlanId(now).as('plan_id'));
+  if (accountId !== undefined) query = query.where('k.account_id', '=', accountId);
+  return query.orderBy('k.created_at', 'desc').execute();
 }
 
 /** Set `last_used_at` to `now` unless it is later than `staleBefore`. Returns whether the row was written. */

@@ -268,6 +268,30 @@ export interface EmployerOptoutsTable {
   revoked_at: NullableTimestamp;
 }
 
+/** The subscription paying for a key's plan (migration 011; store/key-subscriptions.ts). */
+export interface KeySubscriptionsTable {
+  api_key_id: string;
+  provider: string;
+  subscription_id: string;
+  customer_id: string | null;
+  plan_id: string;
+  status: string;
+  renews_at: Timestamp;
+  lapses_at: NullableTimestamp;
+  plan_after: string;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+}
+
+/** Payment-provider notifications acted on (migration 011). */
+export interface BillingEventsTable {
+  provider: string;
+  event_id: string;
+  event_type: string;
+  outcome: string;
+  received_at: Generated<Date>;
+}
+
 /** E-mailed single-use links, stored as SHA-256 only (migration 010). */
 export interface EmailTokensTable {
   token_hash: Buffer;
@@ -325,6 +349,8 @@ export interface DB {
   request_counters: RequestCountersTable;
   report_snapshots: ReportSnapshotsTable;
   employer_optouts: EmployerOptoutsTable;
+  key_subscriptions: KeySubscriptionsTable;
+  billing_events: BillingEventsTable;
   email_tokens: EmailTokensTable;
   web_sessions: WebSessionsTable;
   subscriptions: SubscriptionsTable;
@@ -334,5 +360,6 @@ export interface DB {
 export type JobRow = Selectable<JobsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type PlanRow = Selectable<PlansTable>;
+export type KeySubscriptionRow = Selectable<KeySubscriptionsTable>;
 export type CrawlTargetRow = Selectable<CrawlTargetsTable>;
 export type ProviderRow = Selectable<ProvidersTable>;

@@ -12,7 +12,9 @@ import pino, { type Logger } from 'pino';
 import { afterAll, beforeAll } from 'vitest';
 import { connectRedis, waitForRedis, type CounterStore } from '../../src/access/counters.ts';
 import type { Clock } from '../../src/access/periods.ts';
+import type { Billing } from '../../src/billing/billing.ts';
 import { buildApp } from '../../src/http/app.ts';
+import type { SignedInAccount } from '../../src/http/routes/checkout.ts';
 import type { ReportSettings } from '../../src/reports/snapshots.ts';
 import type { SiteOptions } from '../../src/site/site.ts';
 import { createApiKey, type CreatedKey } from '../../src/access/api-keys.ts';
@@ -37,6 +39,10 @@ export interface TestAppOptions {
   /** Validate every `app.inject` response against the served OpenAPI document (default true). */
   contract?: boolean;
   reports?: ReportSettings;
+  /** The billing service over the test database (default: none configured, nothing on sale). */
+  billing?: (t: TestDatabase) => Billing;
+  /** The site's session check for POST /public/checkout (default: sign-in required). */
+  signedInAccount?: SignedInAccount;
   /** The website (absent: none, as in most tests). */
   site?: SiteOptions;
 }
@@ -71,6 +77,8 @@ export async function buildTestApp(t: TestDatabase, options: TestAppOptions = {}
     trustProxyHops: options.trustProxyHops,
     keylessBurst: options.keylessBurst ?? TEST_KEYLESS_BURST,
     reports: options.reports,
+    billing: options.billing?.(t),
+    signedInAccount: options.signedInAccount,
     site: options.site,
   });
   if (options.contract !== false) validatingInject(app);

@@ -6,7 +6,8 @@
  * - onRequest: about 2 requests per second per client address (`src/access/keyless-limit.ts`); over
  *   it, 429 `rate_limited` with `Retry-After`. CORS preflights (OPTIONS) are not counted. The client
  *   address is the socket's unless the operator trusts N proxy hops (`JOBLEDGER_TRUST_PROXY_HOPS`),
- *   so a forged `X-Forwarded-For` changes nothing.
+ *   so a forged `X-Forwarded-For` changes nothing. A route registered with
+ *   `config: { keylessLimit: false }` is exempt (the payment provider's webhook, guarded by its signature).
  * - onSend: `Cache-Control` from {@link KEYLESS_CACHE_SECONDS} on successful responses; errors and
  *   paths outside the table get `no-store` (a 429 or a 404 must not be cached by a shared cache).
  */
@@ -69,6 +70,8 @@ function onKeylessSurface(request: FastifyRequest): boolean {
 export function installKeylessAccess(app: FastifyInstance, limiter: KeylessLimiter): void {
   app.addHook('onRequest', async (request) => {
     if (request.method === 'OPTIONS' || !onKeylessSurface(request)) return;
+    // A route may opt out (`config: { keylessLimit: false }`): the payment provider's signed webhook.
+    if ((request.routeOptions.config as { keylessLimit?: boolean } | undefined)?.keylessLimit === false) return;
     const verdict = await limiter.take(request.ip);
     if (!verdict.allowed) {
       throw new ApiError(

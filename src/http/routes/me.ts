@@ -3,14 +3,17 @@
  * records; it is a request like any other for the per-minute and per-day limits.
  *
  * Decisions (docs/metering.md): `created` is the key's creation date (UTC); `renews_or_expires` is the
- * key's expiry instant when it has one, else the next renewal of a paid plan (the 1st of next month,
- * 00:00 UTC, when the record allowance resets), else null (a free key without expiry).
+ * key's expiry instant when it has one, else the end of the period its subscription paid for (or the
+ * instant a cancelled subscription's plan lapses), else for a paid plan without a subscription the 1st
+ * of next month, 00:00 UTC, when the record allowance resets, else null (access/api-keys.ts
+ * renewsOrExpires).
  */
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
+import { renewsOrExpires } from '../../access/api-keys.ts';
 import { keyEntitlements } from '../../access/entitlements.ts';
-import { nextUtcMonthStart, utcDay, type Clock } from '../../access/periods.ts';
+import { utcDay, type Clock } from '../../access/periods.ts';
 import { errorResponses } from '../schemas/errors.ts';
 
 const MeResponse = Type.Object({
@@ -28,7 +31,7 @@ const MeResponse = Type.Object({
   entitlements: Type.Array(Type.String(), { description: 'delta_feed, bulk_export, single_country as held by this key.' }),
   country_lock: Type.Optional(Type.String({ description: 'The only country a country-locked key sees.' })),
   renews_or_expires: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
-    description: "The key's expiry when it has one, else the next renewal of a paid plan, else null.",
+    description: "The key's expiry when it has one, else the next renewal of a paid plan (or the instant a cancelled plan lapses), else null.",
   }),
   usage_today: Type.Integer({ description: 'Requests made with this key today (UTC), this one included; resets at 00:00 UTC.' }),
 });
@@ -49,7 +52,7 @@ export function meRoutes(clock: Clock) {
       async (request): Promise<Static<typeof MeResponse>> => {
         const { key, plan } = request.apiKey!;
         const access = request.keyedAccess!;
-        const renews = key.expires_at ?? (plan.price_cents > 0 ? nextUtcMonthStart(clock()) : null);
+        const renews = renewsOrExpires(request.apiKey!, clock());
         return {
           created: utcDay(key.created_at),
           key_prefix: key.key_prefix,

@@ -62,7 +62,7 @@ const CLOSED_FILTER_PARAMS = {
     parse: (value) =>
       commaList(value, LIST_MAX)?.map((item) => {
         const lower = item.toLowerCase();
-        const hit = CLOSED_REASONS.find((r) => r === lower) ?? CLOSED_REASON_ALIASES[lower];
+        const hit = CLOSED_REASONS.find((r) => r === lower) ?? (Object.hasOwn(CLOSED_REASON_ALIASES, lower) ? CLOSED_REASON_ALIASES[lower] : undefined);
         if (!hit) throw new ApiError('bad_closed_reason', `The value ${quoteValue(item)} is not a closed_reason; the legal values are ${CLOSED_REASONS.join(', ')}.`);
         return hit;
       }),

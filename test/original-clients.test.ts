@@ -6,14 +6,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedKey } from '../src/access/api-keys.ts';
 import { bearer, createKey, useCorpusApp } from './helpers/app.ts';
 
+const ctx = useCorpusApp({ key: false });
+let growth: CreatedKey;
+
+beforeAll(async () => {
+  growth = await createKey(ctx.t, 'growth');
+});
+
 describe('compatibility with the original service\'s clients', () => {
-  const ctx = useCorpusApp({ key: false });
-  let growth: CreatedKey;
-
-  beforeAll(async () => {
-    growth = await createKey(ctx.t, 'growth');
-  });
-
   const get = (url: string, headers: Record<string, string> = bearer(growth)) => ctx.app.inject({ method: 'GET', url, headers });
   const servable = () => ctx.t.db.selectFrom('jobs').where('withheld_kind', 'is', null).where('poster_type', 'is', null);
 
@@ -47,5 +47,38 @@ describe('compatibility with the original service\'s clients', () => {
     const served = (await get('/v1/jobs/closed?limit=5&closed_reason=deadline_passed')).json().data as Array<{ closed_reason: string }>;
     expect(served.every((j) => j.closed_reason === 'expired_upstream')).toBe(true);
     expect((await get('/v1/jobs/closed?closed_reason=employer_gone')).statusCode).toBe(422);
+  });
+});
+
+describe('ignored query parameters', () => {
+  const get = (url: string, headers: Record<string, string> = {}) => ctx.app.inject({ method: 'GET', url, headers });
+
+  it('names unknown parameters, with a did-you-mean for a near miss, and still answers as without them', async () => {
+    const plain = await get('/public/jobs?limit=3');
+    const res = await get('/public/jobs?limit=3&contry=DE&foo=1&Limit=9');
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['x-ignored-params']).toBe('contry, foo, Limit');
+    expect(res.headers['x-ignored-params-did-you-mean']).toBe('contry=country, Limit=limit');
+    expect(res.json().data).toEqual(plain.json().data);
+    expect(plain.headers['x-ignored-params']).toBeUndefined();
+  });
+
+  it('names them on keyed routes and error responses too, and not for declared names', async () => {
+    const keyed = await get('/v1/jobs?providr=greenhouse&country=DE', bearer(growth));
+    expect(keyed.statusCode).toBe(200);
+    expect(keyed.headers['x-ignored-params']).toBe('providr');
+    expect(keyed.headers['x-ignored-params-did-you-mean']).toBe('providr=provider');
+    const bad = await get('/v1/jobs/closed?closed_reason=gone&zzzzzzzz=1', bearer(growth));
+    expect(bad.statusCode).toBe(422);
+    expect(bad.headers['x-ignored-params']).toBe('zzzzzzzz');
+    expect(bad.headers['x-ignored-params-did-you-mean']).toBeUndefined();
+    const single = await get('/public/jobs/no-such-job?include_closed=true');
+    expect(single.headers['x-ignored-params']).toBe('include_closed');
+  });
+
+  it('documents both headers in the OpenAPI document', async () => {
+    const doc = (await get('/v1/openapi.json')).json();
+    expect(doc.components.headers['X-Ignored-Params'].description).toContain('ignored');
+    expect(doc.paths['/public/jobs'].get.responses['200'].headers['X-Ignored-Params-Did-You-Mean']).toBeDefined();
   });
 });

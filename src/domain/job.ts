@@ -83,8 +83,16 @@ export const JobSchema = Type.Object(
 );
 export type Job = Static<typeof JobSchema>;
 
-/** `{ data: Job }`, the single-row wrapper (spec: Job page). */
-export const JobEnvelopeSchema = Type.Object({ data: JobSchema });
+/**
+ * `{ data: Job, description }`, the single-row wrapper (spec: Job page). `description` repeats
+ * `data.description` at the top level (null when the row has none) because the original service's
+ * published clients read `body.description` (issue 19, compatibility).
+ */
+export const JobEnvelopeSchema = Type.Object({
+  data: JobSchema,
+  description: Nullable(Type.String(), 'The same sanitized HTML as data.description, repeated for the original clients; null when the row has no description.'),
+});
+export type JobEnvelope = Static<typeof JobEnvelopeSchema>;
 
 /** A page of jobs (spec: Resources › Job page). */
 export const JobPageSchema = Type.Object({

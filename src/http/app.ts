@@ -21,6 +21,7 @@ import { requireApiKey } from './plugins/auth.ts';
 import { installKeyedAccess } from './plugins/keyed-access.ts';
 import { installKeylessAccess } from './plugins/keyless-access.ts';
 import { parseQueryString } from './query-string.ts';
+import { DID_YOU_MEAN_HEADER, IGNORED_PARAMS_HEADER, installIgnoredParams } from './plugins/ignored-params.ts';
 import { documentCommaLists, storablePathValue, type ParamTable, type QueryContract } from './query-table.ts';
 import { UNMETERED, type RecordMeter } from './record-meter.ts';
 import { createReportReader, defaultReportSettings, type ReportSettings } from '../reports/snapshots.ts';
@@ -227,11 +228,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       const preflight = request.method !== 'OPTIONS' || (request.headers.origin !== undefined && request.headers['access-control-request-method'] !== undefined);
       const open = (request.url ?? '').startsWith('/public/') && preflight;
       // Browsers may read Retry-After of a keyless 429 (not a CORS-safelisted header).
-      callback(null, { origin: open ? '*' : false, methods: ['GET', 'HEAD', 'OPTIONS'], exposedHeaders: open ? ['Retry-After'] : undefined });
+      callback(null, { origin: open ? '*' : false, methods: ['GET', 'HEAD', 'OPTIONS'], exposedHeaders: open ? ['Retry-After', IGNORED_PARAMS_HEADER, DID_YOU_MEAN_HEADER] : undefined });
     },
   });
   // Keyless limit and Cache-Control apply by path, to every /public route whoever registers it. After
   // CORS, so a 429 still carries Access-Control-Allow-Origin and a browser can read it.
+  // Unknown query names are named in X-Ignored-Params (issue 19), on every data API response.
+  installIgnoredParams(app);
   installKeylessAccess(app, new KeylessLimiter(counters.kind === 'redis' ? counters : { kind: 'memory' }, options.keylessBurst));
 
   await app.register(systemRoutes(ctx, contractVersion));

@@ -3,7 +3,8 @@
  * item 9). They are set by hooks, not by routes (`plugins/keyed-access.ts`, `plugins/keyless-access.ts`),
  * so they are added to the rendered OpenAPI document here, once, for every operation: the six
  * `X-RateLimit-*` headers and `X-SVC-Country-Lock` on every keyed response but the 401, `Retry-After`
- * on every 429.
+ * on every 429; `X-Ignored-Params` and its did-you-mean on every data API response (issue 19,
+ * `plugins/ignored-params.ts`).
  */
 
 type Json = Record<string, unknown>;
@@ -22,6 +23,12 @@ export const BUDGET_HEADERS: Readonly<Record<string, Json>> = {
   'X-SVC-Country-Lock': { description: 'Only on a country-locked key: the one country it sees.', schema: { type: 'string', pattern: '^[A-Z]{2}$' } },
 };
 
+/** Set by `plugins/ignored-params.ts` on any data API response whose query held undeclared names. */
+const IGNORED_HEADERS: Readonly<Record<string, Json>> = {
+  'X-Ignored-Params': { description: 'Query parameter names this operation does not declare and ignored, comma-separated, in the order sent (percent-encoded when not plain ASCII). Never an error.', schema: { type: 'string' }, example: 'contry' },
+  'X-Ignored-Params-Did-You-Mean': { description: 'For an ignored name that nearly spells a declared one: `sent=declared`, comma-separated.', schema: { type: 'string' }, example: 'contry=country' },
+};
+
 const RETRY_AFTER: Json = { description: 'Seconds to wait before retrying; on a daily breach, the seconds until 00:00 UTC.', schema: integer };
 
 function ref(name: string): Json {
@@ -32,7 +39,7 @@ function ref(name: string): Json {
 export function documentBudgetHeaders<T>(document: T): T {
   const doc = document as Json;
   const components = ((doc.components ??= {}) as Json);
-  components.headers = { ...(components.headers as Json | undefined), ...BUDGET_HEADERS, 'Retry-After': RETRY_AFTER };
+  components.headers = { ...(components.headers as Json | undefined), ...BUDGET_HEADERS, ...IGNORED_HEADERS, 'Retry-After': RETRY_AFTER };
   for (const [path, item] of Object.entries((doc.paths ?? {}) as Record<string, Json>)) {
     for (const operation of Object.values(item) as Json[]) {
       const responses = operation?.responses as Record<string, Json> | undefined;
@@ -42,6 +49,9 @@ export function documentBudgetHeaders<T>(document: T): T {
         if (status === '429') headers['Retry-After'] = ref('Retry-After');
         if (path.startsWith('/v1/') && Array.isArray(operation.security) && status !== '401') {
           for (const name of Object.keys(BUDGET_HEADERS)) headers[name] = ref(name);
+        }
+        if (path.startsWith('/v1/') || path.startsWith('/public/')) {
+          for (const name of Object.keys(IGNORED_HEADERS)) headers[name] = ref(name);
         }
         if (Object.keys(headers).length === 0) delete response.headers;
       }

@@ -3,7 +3,7 @@
  * serves job rows (listings, single rows, the change feed, closures, the export) presents them here.
  */
 import type { FieldSources } from '../../domain/field-sources.ts';
-import type { Job } from '../../domain/job.ts';
+import type { Job, JobEnvelope } from '../../domain/job.ts';
 import type { JobViewRow } from '../../store/job-queries.ts';
 
 function iso(value: Date | null | undefined): string | undefined {
@@ -73,4 +73,13 @@ export function toJob(row: JobViewRow, options: JobViewOptions): Job {
     if (value !== undefined && value !== '') (job as Record<string, unknown>)[key] = value;
   }
   return job;
+}
+
+/**
+ * The single-row body of `/v1/jobs/{id}` and `/public/jobs/{id}`: the Job with its description, and the
+ * description again at the top level for the original service's clients (issue 19, compatibility).
+ */
+export function toJobEnvelope(row: JobViewRow): JobEnvelope {
+  const data = toJob(row, { includeDescription: true });
+  return { data, description: data.description ?? null };
 }

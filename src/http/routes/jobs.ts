@@ -10,7 +10,7 @@ import type { JobFilter } from '../../domain/listing-filter.ts';
 import { findJob, listJobs, type ListPage } from '../../store/job-queries.ts';
 import { listingContextOf, type AppContext } from '../context.ts';
 import { keysetCursor, servePage } from '../paging.ts';
-import { toJob } from '../presenters/job.ts';
+import { toJob, toJobEnvelope } from '../presenters/job.ts';
 import { createRoute, serveRoute } from '../route.ts';
 import { errorResponses } from '../schemas/errors.ts';
 import { JobIdParams, jobQuery, keyedJobsQuery, keylessJobsQuery, type JobsRequest } from '../schemas/jobs.ts';
@@ -85,7 +85,7 @@ export function keyedJobRoutes(ctx: AppContext) {
       const row = found && (!lock || found.country === lock) ? found : undefined;
       await request.recordMeter.settle(row ? 1 : 0);
       if (!row) throw notFound(params.id);
-      return { data: toJob(row, { includeDescription: true }) };
+      return toJobEnvelope(row);
     });
   };
 }
@@ -129,7 +129,7 @@ export function keylessJobRoutes(ctx: AppContext) {
       async (request) => {
         const row = await findJob(ctx.db, request.params.id, { includeClosed: false });
         if (!row) throw notFound(request.params.id);
-        return { data: toJob(row, { includeDescription: true }) };
+        return toJobEnvelope(row);
       },
     );
   };

@@ -8,7 +8,7 @@ import { Type } from 'typebox';
 import type { ClosedFilter } from '../../domain/closed-listing.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { LIST_MAX } from '../../domain/listing-filter.ts';
-import { CLOSED_REASONS } from '../../domain/vocabulary.ts';
+import { CLOSED_REASONS, type ClosedReason } from '../../domain/vocabulary.ts';
 import { LEGAL_VALUES_AT } from '../endpoints.ts';
 import { collect, paramsOf, queryContract } from '../query-table.ts';
 import { commaList, parseInstant, parseLimit, quoteValue } from '../query-values.ts';
@@ -23,6 +23,18 @@ export const EXPIRED_MAX_LIMIT = 10000;
 
 const { field } = paramsOf<ListingContext>();
 const closedField = field<ClosedFilter>();
+/**
+ * The original service's closure reasons, accepted as aliases of the spec's (issue 19, compatibility;
+ * docs/sync.md). The spec's two reasons partition closures like the original's two did:
+ * `deadline_passed` (the stated closing date passed, or the source proved the vacancy dead) is
+ * `expired_upstream`; `employer_closed` (the employer took the posting down, so it stopped appearing at
+ * its source) is `not_seen`. Served rows always carry the spec's values.
+ */
+export const CLOSED_REASON_ALIASES: Readonly<Record<string, ClosedReason>> = {
+  deadline_passed: 'expired_upstream',
+  employer_closed: 'not_seen',
+};
+
 const Instant = Type.Union([Type.String({ format: 'date' }), Type.String({ format: 'date-time' })]);
 
 /** The closure parameters of `/v1/jobs/closed` (spec: "closed_after, closed_before, closed_reason"). */
@@ -42,13 +54,15 @@ const CLOSED_FILTER_PARAMS = {
     parse: (value, ctx) => parseInstant('closed_before', value, LEGAL_VALUES_AT[ctx.surface].contract),
   }),
   closed_reason: closedField('closedReason', {
-    type: Type.Array(Type.Unsafe({ type: 'string', enum: [...CLOSED_REASONS] })),
-    description: 'expired_upstream or not_seen; comma list, any case. Unknown: 422 bad_closed_reason.',
+    type: Type.Array(Type.Unsafe({ type: 'string', enum: [...CLOSED_REASONS, ...Object.keys(CLOSED_REASON_ALIASES)] })),
+    description:
+      'expired_upstream or not_seen; comma list, any case. The original service\'s deadline_passed (= expired_upstream) and employer_closed (= not_seen) are accepted too. Unknown: 422 bad_closed_reason.',
     example: 'not_seen',
     errors: ['bad_closed_reason'],
     parse: (value) =>
       commaList(value, LIST_MAX)?.map((item) => {
-        const hit = CLOSED_REASONS.find((r) => r === item.toLowerCase());
+        const lower = item.toLowerCase();
+        const hit = CLOSED_REASONS.find((r) => r === lower) ?? (Object.hasOwn(CLOSED_REASON_ALIASES, lower) ? CLOSED_REASON_ALIASES[lower] : undefined);
         if (!hit) throw new ApiError('bad_closed_reason', `The value ${quoteValue(item)} is not a closed_reason; the legal values are ${CLOSED_REASONS.join(', ')}.`);
         return hit;
       }),

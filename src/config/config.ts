@@ -91,7 +91,7 @@ export const ConfigSchema = Type.Object({
     fetch: Setting.boolean('JOBLEDGER_FX_FETCH', {
       default: true,
       description:
-        'Fetch the ECB daily reference rates on a schedule in the crawl worker (true/false). Always off in the demo (`--demo`, `npm start`), which uses the bundled history; tests never set it.',
+        'Fetch the ECB daily reference rates on a schedule in the crawl worker (true/false). Always off in the demo (`--demo`, `npm start`), which uses the bundled history, and in the CLI processes the tests start.',
     }),
     url: Setting.url('JOBLEDGER_FX_URL', {
       default: 'https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml',

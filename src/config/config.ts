@@ -85,6 +85,31 @@ export const ConfigSchema = Type.Object({
     maximum: 86_400,
     description: 'Seconds between refreshes of the report snapshots (freshness, coverage, stats); a snapshot older than twice this is reported stale.',
   }),
+  /** The ECB euro reference rates behind salary_*_annual_eur and the freshness report (ingest/fx-refresh.ts). */
+  fx: Type.Object({
+    fetch: Setting.boolean('JOBLEDGER_FX_FETCH', {
+      default: true,
+      description:
+        'Fetch the ECB daily reference rates on a schedule in the crawl worker (true/false). Always off in the demo (`--demo`, `npm start`), which uses the bundled history, and in the CLI processes the tests start.',
+    }),
+    url: Setting.url('JOBLEDGER_FX_URL', {
+      default: 'https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml',
+      description: "The ECB's euro reference-rate XML (eurofxref-daily.xml, or eurofxref-hist-90d.xml to backfill), fetched through the guarded fetcher.",
+    }),
+    refreshSeconds: Setting.integer('JOBLEDGER_FX_REFRESH_SECONDS', {
+      default: 10_800,
+      minimum: 60,
+      maximum: 604_800,
+      description: 'Seconds between fetches of the ECB rates (3 hours: the spec refreshes snapshots about every three hours; the ECB publishes once a working day, about 16:00 CET).',
+    }),
+    maxAgeDays: Setting.integer('JOBLEDGER_FX_MAX_AGE_DAYS', {
+      default: 5,
+      minimum: 1,
+      maximum: 365,
+      description:
+        'While fetching is on, the freshness report is stale once its rates are more than this many days old (5 covers the longest ECB closing, Good Friday to Easter Monday).',
+    }),
+  }),
   /** The crawl worker. */
   worker: Type.Object({
     inServe: Setting.boolean('JOBLEDGER_SERVE_WORKER', {
@@ -279,6 +304,8 @@ export type WorkerConfig = Config['worker'];
  * allow-list of private addresses (ingest/address-policy.ts) and the User-Agent.
  */
 export type FetchConfig = Config['fetch'];
+/** The ECB rate fetch settings. */
+export type FxConfig = Config['fx'];
 /** Base URL of each connector's upstream API, by connector id. */
 export type SourceBaseUrls = Config['sources'];
 /** Bounds of one crawl of a company's career site: posting pages per crawl, least pause between requests (ms). */

@@ -48,7 +48,7 @@ export async function runMcp(options: McpOptions): Promise<void> {
       docsUrl: config.docsUrl,
       cursorSecret: await cursorSecret(database.db),
       requestCounters: counters,
-      reports: defaultReportSettings(config.reportRefreshSeconds),
+      reports: defaultReportSettings(config.reportRefreshSeconds, config.fx.fetch ? config.fx.maxAgeDays : undefined),
     });
     closers.unshift(() => app.close());
     call = injectCaller(app, `Bearer ${options.apiKey}`);

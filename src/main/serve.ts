@@ -20,7 +20,7 @@ import { DEMO_KEY_PLAN, ensureDemoKey, startDemoSources } from './demo.ts';
 import { runImport } from './import.ts';
 import { openRequestCounters } from './request-counters.ts';
 import { onShutdownSignal, openRuntime } from './runtime.ts';
-import { startWorker, type RunningWorker, type WorkerSources } from './worker.ts';
+import { configuredSources, startWorker, type RunningWorker, type WorkerSources } from './worker.ts';
 
 export interface ServeOptions {
   demo: boolean;
@@ -54,7 +54,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   let refresher: ReportRefresher | undefined;
   let worker: RunningWorker | undefined;
   let mailer: Mailer | undefined;
-  let sources: WorkerSources = { fetch: config.fetch, baseUrls: config.sources };
+  let sources: WorkerSources = configuredSources(config);
 
   try {
     if (options.demo) {
@@ -67,7 +67,7 @@ export async function serve(options: ServeOptions): Promise<void> {
       await runImport(ingestDb, log, targets, sources, { absence: config.absence, probeLimit: config.worker.probeLimit, careerSite: config.careerSite });
     }
 
-    const reports = defaultReportSettings(config.reportRefreshSeconds);
+    const reports = defaultReportSettings(config.reportRefreshSeconds, sources.fx ? config.fx.maxAgeDays : undefined);
     // Request counters: Redis when configured (shared by every API process), else PostgreSQL or memory.
     const opened = await openRequestCounters(config, database, log);
     const requestCounters = opened.counters;

@@ -5,6 +5,7 @@
 import type { Logger } from 'pino';
 import type { Config, FetchConfig, SourceBaseUrls } from '../config/config.ts';
 import { loadFxRates } from '../enrich/fx.ts';
+import { currentFxRates, startFxRefresh, type FxRefresher } from '../ingest/fx-refresh.ts';
 import { seedBundledTargets } from '../ingest/bundled-feeds.ts';
 import { createConnectors } from '../ingest/connectors/registry.ts';
 import { startCrawlWorker } from '../ingest/crawl-worker.ts';
@@ -21,6 +22,17 @@ export interface WorkerSources {
   baseUrls: SourceBaseUrls;
   /** Maps a posting URL to the URL probed (the demo's replay pages); unset: the posting URL itself. */
   pageUrl?: (postingUrl: string) => string;
+  /** The ECB rate fetch (URL and seconds between fetches); unset (the demo, tests): the bundled rates only. */
+  fx?: { url: string; refreshSeconds: number };
+}
+
+/** The worker's sources for real crawls: config `sources`, and the ECB fetch when `JOBLEDGER_FX_FETCH` is on. */
+export function configuredSources(config: Config): WorkerSources {
+  return {
+    fetch: config.fetch,
+    baseUrls: config.sources,
+    fx: config.fx.fetch ? { url: config.fx.url, refreshSeconds: config.fx.refreshSeconds } : undefined,
+  };
 }
 
 export interface RunningWorker {
@@ -49,7 +61,21 @@ export async function startWorker(config: Config, log: Logger, database: Databas
     probe: config.worker.probeLimit > 0 ? createPostingProbe(fetcher, { rewrite: sources.pageUrl }) : undefined,
     probeLimit: config.worker.probeLimit,
   };
+  let fxRefresh: FxRefresher | undefined;
   try {
+    if (sources.fx) {
+      // Rates fetched before this process started are used from the first crawl on.
+      deps.fx = await currentFxRates(ingest.db, deps.fx);
+      fxRefresh = startFxRefresh({
+        db: ingest.db,
+        fetcher,
+        ...sources.fx,
+        log: log.child({ component: 'fx' }),
+        onRates: (rates) => {
+          deps.fx = rates;
+        },
+      });
+    }
     const worker = await startCrawlWorker({
       connectionString: database.connectionString,
       deps,
@@ -60,12 +86,14 @@ export async function startWorker(config: Config, log: Logger, database: Databas
     log.info({ concurrency: config.worker.concurrency, perHost: config.worker.perHost, tickSeconds: config.worker.tickSeconds }, 'crawl worker started');
     return {
       async stop() {
+        await fxRefresh?.stop();
         await worker.stop();
         await fetcher.close();
         await ingest.db.destroy();
       },
     };
   } catch (error) {
+    await fxRefresh?.stop().catch(() => undefined);
     await fetcher.close().catch(() => undefined);
     await ingest.db.destroy().catch(() => undefined);
     throw error;
@@ -78,7 +106,7 @@ export async function runWorker(options: { demo: boolean }): Promise<void> {
   const { config, log, database } = rt;
   let closeReplay: (() => Promise<void>) | undefined;
   try {
-    let sources: WorkerSources = { fetch: config.fetch, baseUrls: config.sources };
+    let sources: WorkerSources = configuredSources(config);
     if (options.demo) {
       const demo = await startDemoSources(config.fetch);
       closeReplay = () => demo.replay.close();

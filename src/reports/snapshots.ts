@@ -4,7 +4,8 @@
  * body with its age. A report that has never been measured is measured on first request.
  */
 import type { Kysely } from 'kysely';
-import { loadFxRates, type FxRates } from '../enrich/fx.ts';
+import { loadFxRates, ratesAgeDays, ratesFromEcbDays, type FxRates } from '../enrich/fx.ts';
+import { latestFxDays } from '../store/fx-rates.ts';
 import { readReportSnapshot, saveReportSnapshot } from '../store/report-snapshots.ts';
 import type { DB } from '../store/schema.ts';
 import { computeCountries, computeCoverage, computeEmployers } from './coverage.ts';
@@ -19,21 +20,40 @@ export type ReportName = (typeof REPORT_NAMES)[number];
 const DEFAULT_REFRESH_SECONDS = 900;
 
 export interface ReportSettings {
-  /** Indicative rates published by the freshness report. */
+  /**
+   * The bundled indicative rates: the freshness report publishes the newest fetched ECB rate of each
+   * currency (`fx_rates`) over these.
+   */
   fx: FxRates;
+  /**
+   * Set while the ECB rates are fetched (config JOBLEDGER_FX_MAX_AGE_DAYS): the freshness report is
+   * also stale once its `rates_as_of` is more than this many days old. Unset: rates never make it stale
+   * (the demo serves the bundled history on purpose).
+   */
+  fxMaxAgeDays?: number;
   /** Seconds between refreshes; a snapshot older than twice this is stale. */
   refreshSeconds: number;
 }
 
-export function defaultReportSettings(refreshSeconds = DEFAULT_REFRESH_SECONDS): ReportSettings {
-  return { fx: loadFxRates(), refreshSeconds };
+export function defaultReportSettings(refreshSeconds = DEFAULT_REFRESH_SECONDS, fxMaxAgeDays?: number): ReportSettings {
+  return fxMaxAgeDays === undefined ? { fx: loadFxRates(), refreshSeconds } : { fx: loadFxRates(), refreshSeconds, fxMaxAgeDays };
+}
+
+/**
+ * True when `settings.fxMaxAgeDays` is set and the freshness body's `salary_normalisation.rates_as_of`
+ * is more than that many days before `now` (whole UTC days, {@link ratesAgeDays}).
+ */
+export function ratesAreStale(data: Record<string, unknown>, now: Date, settings: ReportSettings): boolean {
+  if (settings.fxMaxAgeDays === undefined) return false;
+  const asOf = (data['salary_normalisation'] as { rates_as_of?: unknown } | undefined)?.rates_as_of;
+  return typeof asOf === 'string' && ratesAgeDays(asOf, now) > settings.fxMaxAgeDays;
 }
 
 /** Measure one report at `now`. */
 async function computeReport(db: Kysely<DB>, name: ReportName, now: Date, settings: ReportSettings): Promise<{ measured_at: string }> {
   switch (name) {
     case 'freshness':
-      return computeFreshness(db, now, settings.fx, settings.refreshSeconds);
+      return computeFreshness(db, now, ratesFromEcbDays(await latestFxDays(db), settings.fx), settings.refreshSeconds);
     case 'coverage':
       return computeCoverage(db, now);
     case 'coverage_countries':
@@ -104,7 +124,8 @@ export function createReportReader(db: Kysely<DB>, settings: ReportSettings): Re
       const row = await readReportSnapshot(db, name);
       const stored: StoredReport = row ? { data: row.data as Record<string, unknown>, measuredAt: row.measured_at } : await onDemand(name);
       const ageSeconds = Math.max(0, Math.floor((now.getTime() - stored.measuredAt.getTime()) / 1000));
-      return { data: stored.data, measuredAt: stored.measuredAt, ageSeconds, stale: ageSeconds > 2 * settings.refreshSeconds };
+      const stale = ageSeconds > 2 * settings.refreshSeconds || (name === 'freshness' && ratesAreStale(stored.data, now, settings));
+      return { data: stored.data, measuredAt: stored.measuredAt, ageSeconds, stale };
     },
   };
 }

@@ -20,10 +20,10 @@ export interface CliProcess {
 
 /**
  * Start `jobledger <args>` with `env` over the test's environment (LOG_LEVEL info, CI set, no
- * DATABASE_URL unless `env` gives one).
+ * DATABASE_URL unless `env` gives one, no ECB rate fetch unless `env` sets JOBLEDGER_FX_FETCH).
  */
 export function startCli(args: string[], env: Record<string, string>): CliProcess {
-  const childEnv: Record<string, string | undefined> = { ...process.env, CI: 'true', LOG_LEVEL: 'info' };
+  const childEnv: Record<string, string | undefined> = { ...process.env, CI: 'true', LOG_LEVEL: 'info', JOBLEDGER_FX_FETCH: 'false' };
   delete childEnv.DATABASE_URL;
   Object.assign(childEnv, env);
   const child = spawn(process.execPath, [CLI, ...args], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -336,8 +336,9 @@ describe('reports', () => {
     const res = await get('/public/ai-prompt');
     expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
     expect(res.headers['cache-control']).toBe('public, max-age=600');
-    const doc = (await get('/public/openapi.json')).json() as { paths: Record<string, unknown>; info: { version: string } };
-    for (const path of Object.keys(doc.paths)) expect(res.body).toContain(`GET ${path}`);
+    const doc = (await get('/public/openapi.json')).json() as { paths: Record<string, Record<string, unknown>>; info: { version: string } };
+    // Every operation with its method (POST /mcp is the one that is not a GET).
+    for (const [path, methods] of Object.entries(doc.paths)) for (const method of Object.keys(methods)) expect(res.body).toContain(`${method.toUpperCase()} ${path}`);
     expect(res.body).toContain(doc.info.version);
     expect(res.body).toContain(`live listings: ${(await count(LIVE)).toLocaleString('en-US')}`);
     expect(res.body).toContain('Authorization: Bearer');

@@ -155,3 +155,8 @@ describe('parseSalaryFromText: a bare $ without a country', () => {
     expect(parseSalaryFromText(line, {})).toBeUndefined();
   });
 });
+
+it('reads the hourly pay of a sentence that names bonuses after a "plus" (neofinancial)', () => {
+  const text = ' * We pay $20.00 an hour, plus commission that is paid instantly at the point of sale, and additional performance bonuses.\n * The average on-target wage of our Sales Representatives is $36/hour.';
+  expect(parseSalaryFromText(text, { country: 'CA' })).toEqual({ min: 20, max: 20, currency: 'CAD', period: 'hourly' });
+});

@@ -331,7 +331,11 @@ function readLine(line: string, heading: string, ctx: SalaryTextContext, text: s
     const paySentence = PAY_SENTENCE.test(sentence) || (heading !== '' && PAY_SENTENCE.test(heading));
     // A benefit, stipend, bonus or equity sentence is not the salary, however "per month" or "pay"
     // it reads ("we pay $150 per month towards your commute"), unless it also states the pay.
-    if (BENEFIT_SENTENCE.test(sentence) && !paySentence) continue;
+    // Only the sentence up to the amount and the clause right after it count: "We pay $20.00 an hour,
+    // plus commission and performance bonuses" names the bonus after a "plus", as another item.
+    const sentenceStart = line.indexOf(sentence);
+    const benefitScope = `${line.slice(sentenceStart >= 0 ? sentenceStart : start, start)} ${line.slice(start, end)} ${clause(line.slice(end, end + 80))}`;
+    if (BENEFIT_SENTENCE.test(benefitScope) && !paySentence) continue;
     // An hourly figure, or a yearly one of five digits, is pay even without the word: perks are
     // neither paid by the hour nor that large.
     const periodSpeaks = explicit === 'hourly' || (explicit === 'annual' && /\d{2}[,.\s']?\d{3}|\d{2,3}\s?[kK]\b/.test(line.slice(start, end)));

@@ -15,9 +15,11 @@
  * - `fixtures/usajobs/<file>.json.gz` for each file in {@link USAJOBS_FILES} (stale ones removed), and
  *   `fixtures/usajobs/LICENSE` copied from the tarball's `LICENSE.source`.
  * - `fixtures/ashby/LICENSE` (the MIT notice of the recording, github.com/stapply-ai/ats-scrapers).
- * - `fixtures/manifest.json`: the demo's crawl targets, Ashby boards with their company display names,
- *   the hand-written Greenhouse and Lever boards (their files are not generated here) and the USAJOBS
+ * - `fixtures/manifest.json`: the demo's crawl targets, recorded payloads only (`"recorded": true`):
+ *   Ashby boards with their company display names, the recorded Greenhouse (Anthropic) and Lever
+ *   (Spotify) boards (copied untouched by hand from the shared data, not generated here) and the USAJOBS
  *   files.
+ * - `fixtures/test-targets.json`: the hand-written targets (`"recorded": false`), which only tests import.
  *
  * After writing, each gzip is decompressed again and compared byte for byte with the tarball member,
  * and the script prints counts and sizes. Payload bytes are never changed.
@@ -34,6 +36,8 @@ interface ManifestEntry {
   provider: ConnectorId;
   /** Board token / site / file stem exactly as the source API spells it. */
   board: string;
+  /** True for an untouched recorded payload; false for one this project wrote (tests only). */
+  recorded: boolean;
   /** Display name of the employer, for sources whose payloads carry none. */
   company?: string;
   /** The employer's bare domain, only where it is certain. */
@@ -114,17 +118,26 @@ const ASHBY_BOARDS: readonly { board: string; company: string; domain?: string }
 /** USAJOBS announcement files (file stems) of the demo. */
 const USAJOBS_FILES: readonly string[] = ['jobs_judicial_branch', 'jobs_department_of_education', 'jobs_legislative_branch'];
 
-/** Hand-written Greenhouse and Lever fixtures (fixtures/greenhouse, fixtures/lever); fictional employers. */
+/**
+ * Recorded Greenhouse and Lever boards (fixtures/greenhouse/anthropic.json, fixtures/lever/spotify.json,
+ * each with its `.SOURCE.md`), copied untouched from the shared data's `greenhouse/` and `lever/`.
+ */
+const RECORDED_ATS: readonly ManifestEntry[] = [
+  { provider: 'greenhouse', board: 'anthropic', recorded: true, company: 'Anthropic', domain: 'anthropic.com' },
+  { provider: 'lever', board: 'spotify', recorded: true, company: 'Spotify', domain: 'spotify.com' },
+];
+
+/** Hand-written fixtures (fixtures/greenhouse, fixtures/lever, the job-board feeds); fictional employers, tests only. */
 const HAND_WRITTEN: readonly ManifestEntry[] = [
-  { provider: 'greenhouse', board: 'northwindrobotics', company: 'Northwind Robotics' },
-  { provider: 'greenhouse', board: 'brightharbor', company: 'Bright Harbor Health' },
-  { provider: 'lever', board: 'tessellate', company: 'Tessellate Analytics' },
-  { provider: 'lever', board: 'kestrel-mobility', company: 'Kestrel Mobility' },
-  // Job-board / aggregator feeds (fixtures/remotive, himalayas, arbeitnow): crawled so the demo shows
+  { provider: 'greenhouse', board: 'northwindrobotics', recorded: false, company: 'Northwind Robotics' },
+  { provider: 'greenhouse', board: 'brightharbor', recorded: false, company: 'Bright Harbor Health' },
+  { provider: 'lever', board: 'tessellate', recorded: false, company: 'Tessellate Analytics' },
+  { provider: 'lever', board: 'kestrel-mobility', recorded: false, company: 'Kestrel Mobility' },
+  // Job-board / aggregator feeds (fixtures/remotive, himalayas, arbeitnow): tests crawl them to show
   // their rows stored withheld (quality_removed), never served.
-  { provider: 'remotive', board: 'remote-jobs' },
-  { provider: 'himalayas', board: 'jobs' },
-  { provider: 'arbeitnow', board: 'job-board-api' },
+  { provider: 'remotive', board: 'remote-jobs', recorded: false },
+  { provider: 'himalayas', board: 'jobs', recorded: false },
+  { provider: 'arbeitnow', board: 'job-board-api', recorded: false },
 ];
 
 const ASHBY_LICENSE = `MIT License
@@ -244,12 +257,12 @@ function main(): void {
     listed += count;
     const size = writeGzip(path.join(ashbyDir, `${board}.json.gz`), bytes);
     ashbyBytes += size;
-    manifest.push({ provider: 'ashby', board, company, ...(domain ? { domain } : {}) });
+    manifest.push({ provider: 'ashby', board, recorded: true, company, ...(domain ? { domain } : {}) });
     console.log(`ashby ${board.padEnd(20)} ${String(count).padStart(4)} listed  ${String(bytes.length).padStart(9)} B -> ${String(size).padStart(8)} B gz`);
   }
   fs.writeFileSync(path.join(ashbyDir, 'LICENSE'), ASHBY_LICENSE);
 
-  manifest.push(...HAND_WRITTEN);
+  manifest.push(...RECORDED_ATS);
 
   // USAJOBS announcement files.
   const usajobsDir = path.join(out, 'usajobs');
@@ -266,7 +279,7 @@ function main(): void {
     const rows = (JSON.parse(bytes.toString('utf8')) as unknown[]).length;
     usajobsRows += rows;
     const size = writeGzip(path.join(usajobsDir, `${stem}.json.gz`), bytes);
-    manifest.push({ provider: 'usajobs', board: stem });
+    manifest.push({ provider: 'usajobs', board: stem, recorded: true });
     console.log(`usajobs ${stem.padEnd(30)} ${String(rows).padStart(5)} rows  ${String(bytes.length).padStart(9)} B -> ${String(size).padStart(8)} B gz`);
   }
   const license = announcements.get('LICENSE.source');
@@ -274,6 +287,7 @@ function main(): void {
   fs.writeFileSync(path.join(usajobsDir, 'LICENSE'), license);
 
   fs.writeFileSync(path.join(out, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  fs.writeFileSync(path.join(out, 'test-targets.json'), `${JSON.stringify(HAND_WRITTEN, null, 2)}\n`);
   console.log(`\n${ASHBY_BOARDS.length} Ashby boards, ${listed} listed postings, ${ashbyBytes} B gzipped; ${USAJOBS_FILES.length} USAJOBS files, ${usajobsRows} announcements; manifest: ${manifest.length} targets`);
 }
 

@@ -10,7 +10,7 @@ import { bareDomain } from '../domain/domain-name.ts';
 import { createApiKey, KeyInputError, listApiKeys, renameApiKey, revokeApiKey, rotateApiKey } from '../access/api-keys.ts';
 import { clearValidators, listTargets, upsertTarget } from '../store/crawl-targets.ts';
 import { addOptout, listOptouts, OptoutInputError, revokeOptout } from '../store/optouts.ts';
-import { seedBundledTargets } from '../ingest/bundled-feeds.ts';
+import { seedDemoTargets } from '../ingest/bundled-feeds.ts';
 import { countCorpusRows, seedBenchLedger } from '../bench/seed.ts';
 import { createFetcher } from '../ingest/fetcher.ts';
 import { verifyWebsites } from '../ingest/website-verifier.ts';
@@ -101,7 +101,7 @@ program
         baseUrls = demo.replay.baseUrls;
         pageUrl = demo.replay.pageUrl;
         fetch = demo.fetch;
-        targets = await seedBundledTargets(rt.database.db);
+        targets = await seedDemoTargets(rt.database.db);
         if (options.target) targets = targets.filter((t) => options.target!.includes(t.id));
       } else {
         targets = await listTargets(rt.database.db, { enabledOnly: true, ids: options.target });
@@ -144,7 +144,7 @@ program
         rt.log.info('importing the bundled real feeds to sample their distributions');
         const demo = await startDemoSources(rt.config.fetch);
         try {
-          const targets = await seedBundledTargets(db);
+          const targets = await seedDemoTargets(db);
           await runImport(db, rt.log, targets, { fetch: demo.fetch, baseUrls: demo.replay.baseUrls, pageUrl: demo.replay.pageUrl }, { absence: rt.config.absence, probeLimit: 0 });
         } finally {
           await demo.replay.close();

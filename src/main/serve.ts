@@ -15,7 +15,7 @@ import type { DB } from '../store/schema.ts';
 import { cursorSecret, siteSecret } from '../store/settings.ts';
 import { createMailer, type Mailer } from '../mail/mailer.ts';
 import path from 'node:path';
-import { seedBundledTargets } from '../ingest/bundled-feeds.ts';
+import { seedDemoTargets } from '../ingest/bundled-feeds.ts';
 import { DEMO_KEY_PLAN, ensureDemoKey, startDemoSources } from './demo.ts';
 import { runImport } from './import.ts';
 import { openRequestCounters } from './request-counters.ts';
@@ -62,7 +62,7 @@ export async function serve(options: ServeOptions): Promise<void> {
       closeReplay = () => demo.replay.close();
       sources = { fetch: demo.fetch, baseUrls: demo.replay.baseUrls, pageUrl: demo.replay.pageUrl };
       ingestDb = connect(database.connectionString, { statementTimeoutMs: config.ingestStatementTimeoutMs, maxConnections: 4, applicationName: 'jobledger-ingest', log }).db;
-      const targets = await seedBundledTargets(ingestDb);
+      const targets = await seedDemoTargets(ingestDb);
       log.info({ boards: targets.length }, 'importing the bundled real feeds through the replay server');
       await runImport(ingestDb, log, targets, sources, { absence: config.absence, probeLimit: config.worker.probeLimit, careerSite: config.careerSite });
     }

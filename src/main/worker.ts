@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { Config, FetchConfig, SourceBaseUrls } from '../config/config.ts';
 import { loadFxRates } from '../enrich/fx.ts';
 import { currentFxRates, startFxRefresh, type FxRefresher } from '../ingest/fx-refresh.ts';
-import { seedBundledTargets } from '../ingest/bundled-feeds.ts';
+import { seedDemoTargets } from '../ingest/bundled-feeds.ts';
 import { createConnectors } from '../ingest/connectors/registry.ts';
 import { startCrawlWorker } from '../ingest/crawl-worker.ts';
 import { createFetcher } from '../ingest/fetcher.ts';
@@ -111,7 +111,7 @@ export async function runWorker(options: { demo: boolean }): Promise<void> {
       const demo = await startDemoSources(config.fetch);
       closeReplay = () => demo.replay.close();
       sources = { fetch: demo.fetch, baseUrls: demo.replay.baseUrls, pageUrl: demo.replay.pageUrl };
-      await seedBundledTargets(database.db);
+      await seedDemoTargets(database.db);
     }
     const worker = await startWorker(config, log, database, sources);
     onShutdownSignal(log, async () => {

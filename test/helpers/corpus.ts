@@ -6,7 +6,7 @@
 import type { Kysely } from 'kysely';
 import pino from 'pino';
 import { loadConfig } from '../../src/config/config.ts';
-import { FIXTURES_DIR, seedBundledTargets } from '../../src/ingest/bundled-feeds.ts';
+import { FIXTURES_DIR, seedFixtureTargets } from '../../src/ingest/bundled-feeds.ts';
 import { loadFxRates } from '../../src/enrich/fx.ts';
 import { createConnectors } from '../../src/ingest/connectors/registry.ts';
 import { createFetcher } from '../../src/ingest/fetcher.ts';
@@ -60,7 +60,7 @@ export async function replayPipeline(
     probe: lifecycle.probe ? createPostingProbe(fetcher, { rewrite: replay.pageUrl }) : undefined,
     probeLimit: lifecycle.probeLimit,
   };
-  const targets = await seedBundledTargets(db);
+  const targets = await seedFixtureTargets(db);
   return {
     replay,
     deps,

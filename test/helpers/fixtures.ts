@@ -54,16 +54,19 @@ export function readFixture(provider: ConnectorId, board: string): unknown {
   return JSON.parse(bytes.toString('utf8'));
 }
 
-/** One entry of `fixtures/manifest.json`. */
+/** One entry of `fixtures/manifest.json` (the demo) or `fixtures/test-targets.json` (hand-written, tests only). */
 export interface ManifestEntry {
   provider: ConnectorId;
   board: string;
+  /** True for an untouched recorded payload, false for one this project wrote. */
+  recorded?: boolean;
   company?: string;
   domain?: string;
 }
 
+/** Every fixture target: the demo's recorded boards, then the hand-written test targets. */
 export function readManifest(): ManifestEntry[] {
-  return JSON.parse(fs.readFileSync(path.join(FIXTURES, 'manifest.json'), 'utf8')) as ManifestEntry[];
+  return ['manifest.json', 'test-targets.json'].flatMap((file) => JSON.parse(fs.readFileSync(path.join(FIXTURES, file), 'utf8')) as ManifestEntry[]);
 }
 
 /** A crawl target as the pipeline would build it from a manifest entry. */

@@ -131,7 +131,7 @@ describe.skipIf(!haveChromium)('the website in a real browser', () => {
     await page.goto(linkIn(mail, '/optout/verify'));
     await page.getByRole('button', { name: 'Confirm the opt-out' }).click();
     await expect.poll(() => page.locator('h1').textContent()).toBe('Opt-out recorded');
-    await expect.poll(() => page.locator('main').textContent()).toContain(`${before.length} postings were withdrawn`);
+    await expect.poll(() => page.locator('main').textContent()).toContain(`${before.length} published postings were withdrawn`);
 
     expect(await served()).toEqual([]);
     const changes = new Map<string, string>();

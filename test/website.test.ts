@@ -3,7 +3,7 @@
  * server on loopback, key self-service, subscriptions and the contact form, and every refusal: no
  * enumeration, single-use and expiring links, another account's key, an API key on the key routes,
  * missing CSRF and ALTCHA, forged sessions, malformed and oversized input — each changing nothing.
- * (The real-browser walk-through is test/website-browser.test.ts.)
+ * (The real-browser walk-through is test/browser/website.test.ts.)
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

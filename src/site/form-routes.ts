@@ -31,7 +31,7 @@ export function formRoutes(ctx: SiteContext) {
     app.post('/public/optout/verify', form, async (request, reply) => {
       const result = await confirmOptout(ctx.db, fields(request).token);
       ctx.log.info({ domain: result.domain, recorded: result.recorded, hidden: result.hidden, withdrawn: result.withdrawn }, 'employer opt-out confirmed on the website');
-      if (fromBrowserForm(request)) return renderPage(request, reply, 'done', { title: 'Opt-out recorded', heading: 'Opt-out recorded', text: `jobledger no longer publishes postings of ${result.domain}. ${result.recorded ? `${result.hidden} postings were withdrawn.` : 'An opt-out already covered this domain.'}` });
+      if (fromBrowserForm(request)) return renderPage(request, reply, 'done', { title: 'Opt-out recorded', heading: 'Opt-out recorded', text: optoutDoneText(result) });
       return reply.send({ status: 'opted_out', domain: result.domain, already: !result.recorded, hidden: result.hidden, withdrawn: result.withdrawn });
     });
 
@@ -81,4 +81,14 @@ export function formRoutes(ctx: SiteContext) {
       return reply.code(201).send({ status: 'received', id });
     });
   };
+}
+
+/**
+ * The confirmation page's sentence: the published postings that were withdrawn (rows that were already
+ * withheld were not published, so they are not counted), and how to undo it (the operator revokes it).
+ */
+function optoutDoneText(result: { domain: string; recorded: boolean; withdrawn: number }): string {
+  if (!result.recorded) return `An opt-out already covered ${result.domain}: jobledger does not publish its postings.`;
+  const withdrawn = result.withdrawn === 0 ? 'None of its postings was published.' : result.withdrawn === 1 ? '1 published posting was withdrawn.' : `${result.withdrawn} published postings were withdrawn.`;
+  return `jobledger no longer publishes postings of ${result.domain}. ${withdrawn} To undo it, write to us through the contact page.`;
 }

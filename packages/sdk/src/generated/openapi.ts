@@ -554,6 +554,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/public/checkout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Buy a paid plan for one of your keys: redirects (303) to the payment page
+         * @description Website route (signed session and CSRF token, no API key). Takes a JSON body or an HTML form. Answers 303 See Other to the payment provider; the plan changes when the provider confirms the payment (POST /public/checkout/webhook). 501 `payments_not_configured` when this server sells no plans.
+         */
+        post: operations["startCheckout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/public/checkout/webhook": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The payment provider's signed notifications (Stripe webhook)
+         * @description Called by Stripe, not by people. The raw JSON body must carry a valid Stripe-Signature header for the configured signing secret; a bad signature answers 400 `bad_signature` and changes nothing. An event id acted on before answers 200 with `duplicate: true` and changes nothing. 503 when Stripe could not be read back: nothing is recorded and Stripe retries.
+         */
+        post: operations["checkoutWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/mcp": {
         parameters: {
             query?: never;
@@ -769,6 +809,16 @@ export interface components {
         "X-RateLimit-Records-Remaining": number | "unlimited";
         /** @description Only on a country-locked key: the one country it sees. */
         "X-SVC-Country-Lock": string;
+        /**
+         * @description Query parameter names this operation does not declare and ignored, comma-separated, in the order sent (percent-encoded when not plain ASCII). Never an error.
+         * @example contry
+         */
+        "X-Ignored-Params": string;
+        /**
+         * @description For an ignored name that nearly spells a declared one: `sent=declared`, comma-separated.
+         * @example contry=country
+         */
+        "X-Ignored-Params-Did-You-Mean": string;
         /** @description Seconds to wait before retrying; on a daily breach, the seconds until 00:00 UTC. */
         "Retry-After": number;
     };
@@ -831,11 +881,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -855,6 +921,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -891,6 +959,8 @@ export interface operations {
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -899,11 +969,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -912,6 +998,8 @@ export interface operations {
             /** @description Default Response */
             500: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -920,11 +1008,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -933,6 +1037,8 @@ export interface operations {
             /** @description Default Response */
             503: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -941,11 +1047,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -965,6 +1087,8 @@ export interface operations {
             /** @description A plain-text brief for a developer or an AI assistant. */
             200: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -975,6 +1099,8 @@ export interface operations {
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -983,11 +1109,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -996,6 +1138,8 @@ export interface operations {
             /** @description Default Response */
             500: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1004,11 +1148,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -1017,6 +1177,8 @@ export interface operations {
             /** @description Default Response */
             503: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1025,11 +1187,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -1056,6 +1234,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1085,6 +1265,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1105,6 +1287,8 @@ export interface operations {
             /** @description The OpenAPI 3.1 document. */
             200: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1127,6 +1311,8 @@ export interface operations {
             /** @description The OpenAPI 3.1 document. */
             200: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1322,6 +1508,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1353,6 +1541,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1361,11 +1551,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -1374,6 +1580,8 @@ export interface operations {
             /** @description Default Response */
             401: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1382,11 +1590,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -1402,6 +1626,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1410,11 +1636,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -1430,6 +1672,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1438,11 +1682,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -1459,6 +1719,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1467,11 +1729,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -1487,6 +1765,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1495,11 +1775,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -1515,6 +1811,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1523,11 +1821,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -1563,11 +1877,15 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         data: components["schemas"]["Job"];
+                        /** @description The same sanitized HTML as data.description, repeated for the original clients; null when the row has no description. */
+                        description: string | null;
                     };
                 };
             };
@@ -1581,6 +1899,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1589,11 +1909,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -1602,6 +1938,8 @@ export interface operations {
             /** @description Default Response */
             401: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1610,11 +1948,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -1630,6 +1984,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1638,11 +1994,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -1658,6 +2030,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1666,11 +2040,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -1686,6 +2076,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1694,11 +2086,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -1715,6 +2123,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1723,11 +2133,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -1743,6 +2169,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1751,11 +2179,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -1771,6 +2215,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1779,11 +2225,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -1810,6 +2272,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1844,7 +2308,7 @@ export interface operations {
                         entitlements: string[];
                         /** @description The only country a country-locked key sees. */
                         country_lock?: string;
-                        /** @description The key's expiry when it has one, else the next renewal of a paid plan, else null. */
+                        /** @description The key's expiry when it has one, else the next renewal of a paid plan (or the instant a cancelled plan lapses), else null. */
                         renews_or_expires: string | null;
                         /** @description Requests made with this key today (UTC), this one included; resets at 00:00 UTC. */
                         usage_today: number;
@@ -1854,6 +2318,8 @@ export interface operations {
             /** @description Default Response */
             401: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1862,11 +2328,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -1883,6 +2365,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1891,11 +2375,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -1911,6 +2411,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1919,11 +2421,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -1939,6 +2457,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1947,11 +2467,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -2021,6 +2557,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2046,6 +2584,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2054,11 +2594,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -2067,6 +2623,8 @@ export interface operations {
             /** @description Default Response */
             401: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2075,11 +2633,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -2095,6 +2669,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2103,11 +2679,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -2123,6 +2715,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2131,11 +2725,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -2152,6 +2762,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2160,11 +2772,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -2180,6 +2808,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2188,11 +2818,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -2208,6 +2854,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2216,11 +2864,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -2250,6 +2914,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2272,6 +2938,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2286,6 +2954,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2294,11 +2964,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -2307,6 +2993,8 @@ export interface operations {
             /** @description Default Response */
             401: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2315,11 +3003,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -2335,6 +3039,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2343,11 +3049,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -2363,6 +3085,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2371,11 +3095,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -2392,6 +3132,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2400,11 +3142,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -2420,6 +3178,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2428,11 +3188,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -2448,6 +3224,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2456,11 +3234,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -2643,6 +3437,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2789,6 +3585,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2797,11 +3595,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -2810,6 +3624,8 @@ export interface operations {
             /** @description Default Response */
             401: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2818,11 +3634,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -2838,6 +3670,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2846,11 +3680,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -2868,6 +3718,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2876,11 +3728,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -2896,6 +3764,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2904,11 +3774,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -2925,6 +3811,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2933,11 +3821,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -2953,6 +3857,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2961,11 +3867,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -2981,6 +3903,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2989,11 +3913,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -3020,6 +3960,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3144,6 +4086,8 @@ export interface operations {
             /** @description Default Response */
             401: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3152,11 +4096,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -3173,6 +4133,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3181,11 +4143,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -3201,6 +4179,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3209,11 +4189,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -3229,6 +4225,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3237,11 +4235,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -3279,6 +4293,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3318,6 +4334,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3326,11 +4344,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -3339,6 +4373,8 @@ export interface operations {
             /** @description Default Response */
             401: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3347,11 +4383,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -3367,6 +4419,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3375,11 +4429,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -3395,6 +4465,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3403,11 +4475,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -3423,6 +4511,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3431,11 +4521,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -3452,6 +4558,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3460,11 +4568,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -3480,6 +4604,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3488,11 +4614,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -3508,6 +4650,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3516,11 +4660,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -3558,6 +4718,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3590,6 +4752,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3598,11 +4762,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -3611,6 +4791,8 @@ export interface operations {
             /** @description Default Response */
             401: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3619,11 +4801,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -3639,6 +4837,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3647,11 +4847,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -3667,6 +4883,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3675,11 +4893,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -3695,6 +4929,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3703,11 +4939,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -3724,6 +4976,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3732,11 +4986,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -3752,6 +5022,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3760,11 +5032,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -3780,6 +5068,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3788,11 +5078,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -3966,10 +5272,10 @@ export interface operations {
                  */
                 closed_before?: string;
                 /**
-                 * @description expired_upstream or not_seen; comma list, any case. Unknown: 422 bad_closed_reason.
+                 * @description expired_upstream or not_seen; comma list, any case. The original service's deadline_passed (= expired_upstream) and employer_closed (= not_seen) are accepted too. Unknown: 422 bad_closed_reason.
                  * @example not_seen
                  */
-                closed_reason?: ("expired_upstream" | "not_seen")[];
+                closed_reason?: ("expired_upstream" | "not_seen" | "deadline_passed" | "employer_closed")[];
             };
             header?: never;
             path?: never;
@@ -3987,6 +5293,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4018,6 +5326,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4026,11 +5336,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -4039,6 +5365,8 @@ export interface operations {
             /** @description Default Response */
             401: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4047,11 +5375,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -4067,6 +5411,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4075,11 +5421,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -4095,6 +5457,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4103,11 +5467,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -4124,6 +5504,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4132,11 +5514,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -4152,6 +5550,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4160,11 +5560,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -4180,6 +5596,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4188,11 +5606,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -4219,6 +5653,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4273,6 +5709,8 @@ export interface operations {
             /** @description Default Response */
             401: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4281,11 +5719,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -4302,6 +5756,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4310,11 +5766,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -4330,6 +5802,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4338,11 +5812,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -4358,6 +5848,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4366,11 +5858,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -4397,6 +5905,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4418,6 +5928,8 @@ export interface operations {
             /** @description Default Response */
             401: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4426,11 +5938,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -4447,6 +5975,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4455,11 +5985,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -4475,6 +6021,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4483,11 +6031,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -4503,6 +6067,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4511,11 +6077,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -4703,6 +6285,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4727,6 +6311,8 @@ export interface operations {
             /** @description Default Response */
             400: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4735,11 +6321,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -4748,6 +6350,8 @@ export interface operations {
             /** @description Default Response */
             402: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4756,11 +6360,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -4769,6 +6389,8 @@ export interface operations {
             /** @description Default Response */
             403: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4777,11 +6399,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -4790,6 +6428,8 @@ export interface operations {
             /** @description Default Response */
             422: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4798,11 +6438,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -4812,6 +6468,8 @@ export interface operations {
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4820,11 +6478,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -4833,6 +6507,8 @@ export interface operations {
             /** @description Default Response */
             500: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4841,11 +6517,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -4854,6 +6546,8 @@ export interface operations {
             /** @description Default Response */
             503: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4862,11 +6556,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -4889,17 +6599,23 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         data: components["schemas"]["Job"];
+                        /** @description The same sanitized HTML as data.description, repeated for the original clients; null when the row has no description. */
+                        description: string | null;
                     };
                 };
             };
             /** @description Default Response */
             400: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4908,11 +6624,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -4921,6 +6653,8 @@ export interface operations {
             /** @description Default Response */
             404: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4929,11 +6663,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -4943,6 +6693,8 @@ export interface operations {
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4951,11 +6703,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -4964,6 +6732,8 @@ export interface operations {
             /** @description Default Response */
             500: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4972,11 +6742,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -4985,6 +6771,8 @@ export interface operations {
             /** @description Default Response */
             503: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4993,11 +6781,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -5017,6 +6821,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5048,6 +6854,8 @@ export interface operations {
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5056,11 +6864,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -5069,6 +6893,8 @@ export interface operations {
             /** @description Default Response */
             500: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5077,11 +6903,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -5090,6 +6932,8 @@ export interface operations {
             /** @description Default Response */
             503: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5098,11 +6942,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -5162,6 +7022,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5180,6 +7042,8 @@ export interface operations {
             /** @description Default Response */
             400: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5188,11 +7052,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -5201,6 +7081,8 @@ export interface operations {
             /** @description Default Response */
             402: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5209,11 +7091,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -5222,6 +7120,8 @@ export interface operations {
             /** @description Default Response */
             422: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5230,11 +7130,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -5244,6 +7160,8 @@ export interface operations {
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5252,11 +7170,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -5265,6 +7199,8 @@ export interface operations {
             /** @description Default Response */
             500: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5273,11 +7209,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -5286,6 +7238,8 @@ export interface operations {
             /** @description Default Response */
             503: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5294,11 +7248,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -5321,6 +7291,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5336,6 +7308,8 @@ export interface operations {
                     Location?: string;
                     /** @description no-store */
                     "Cache-Control"?: string;
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -5343,6 +7317,8 @@ export interface operations {
             /** @description Default Response */
             400: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5351,11 +7327,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -5364,6 +7356,8 @@ export interface operations {
             /** @description Default Response */
             404: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5372,11 +7366,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -5386,6 +7396,8 @@ export interface operations {
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5394,11 +7406,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -5407,6 +7435,8 @@ export interface operations {
             /** @description Default Response */
             500: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5415,11 +7445,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -5428,6 +7474,8 @@ export interface operations {
             /** @description Default Response */
             503: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5436,11 +7484,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -5460,6 +7524,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5585,6 +7651,8 @@ export interface operations {
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5593,11 +7661,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -5606,6 +7690,8 @@ export interface operations {
             /** @description Default Response */
             500: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5614,11 +7700,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -5627,6 +7729,8 @@ export interface operations {
             /** @description Default Response */
             503: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5635,11 +7739,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -5659,6 +7779,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5779,6 +7901,8 @@ export interface operations {
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5787,11 +7911,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -5800,6 +7940,8 @@ export interface operations {
             /** @description Default Response */
             500: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5808,11 +7950,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -5821,6 +7979,8 @@ export interface operations {
             /** @description Default Response */
             503: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5829,11 +7989,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -5853,6 +8029,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5888,6 +8066,8 @@ export interface operations {
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5896,11 +8076,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -5909,6 +8105,8 @@ export interface operations {
             /** @description Default Response */
             500: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5917,11 +8115,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -5930,6 +8144,8 @@ export interface operations {
             /** @description Default Response */
             503: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5938,11 +8154,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -5962,6 +8194,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6003,6 +8237,8 @@ export interface operations {
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6011,11 +8247,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -6024,6 +8276,8 @@ export interface operations {
             /** @description Default Response */
             500: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6032,11 +8286,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -6045,6 +8315,8 @@ export interface operations {
             /** @description Default Response */
             503: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6053,11 +8325,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -6077,6 +8365,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6124,6 +8414,8 @@ export interface operations {
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6132,11 +8424,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -6145,6 +8453,8 @@ export interface operations {
             /** @description Default Response */
             500: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6153,11 +8463,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -6166,6 +8492,8 @@ export interface operations {
             /** @description Default Response */
             503: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6174,11 +8502,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -6198,6 +8542,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6253,6 +8599,8 @@ export interface operations {
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6261,11 +8609,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -6274,6 +8638,8 @@ export interface operations {
             /** @description Default Response */
             500: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6282,11 +8648,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -6295,6 +8677,8 @@ export interface operations {
             /** @description Default Response */
             503: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6303,11 +8687,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -6327,6 +8727,8 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6349,6 +8751,8 @@ export interface operations {
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6357,11 +8761,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -6370,6 +8790,8 @@ export interface operations {
             /** @description Default Response */
             500: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6378,11 +8800,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -6391,6 +8829,8 @@ export interface operations {
             /** @description Default Response */
             503: {
                 headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -6399,11 +8839,638 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
+                        /** @description Seconds; on 503 timeout. */
+                        retry_after?: number;
+                    };
+                };
+            };
+        };
+    };
+    startCheckout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Id (uuid) of one of your keys, as the account page lists them. */
+                    key_id: string;
+                    /** @description Plan to buy: a paid plan of /public/plans (growth, signal, scale). */
+                    plan: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            303: {
+                headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uri
+                         * @description The payment provider's page for this purchase; also the Location header.
+                         */
+                        checkout_url: string;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
+                         * @enum {string}
+                         */
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        /** @description Human text; wording may change. */
+                        message: string;
+                        /** @description Link to the documentation of this code. */
+                        docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
+                        /** @description Seconds; on 503 timeout. */
+                        retry_after?: number;
+                    };
+                };
+            };
+            /** @description Default Response */
+            401: {
+                headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
+                         * @enum {string}
+                         */
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        /** @description Human text; wording may change. */
+                        message: string;
+                        /** @description Link to the documentation of this code. */
+                        docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
+                        /** @description Seconds; on 503 timeout. */
+                        retry_after?: number;
+                    };
+                };
+            };
+            /** @description Default Response */
+            403: {
+                headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
+                         * @enum {string}
+                         */
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        /** @description Human text; wording may change. */
+                        message: string;
+                        /** @description Link to the documentation of this code. */
+                        docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
+                        /** @description Seconds; on 503 timeout. */
+                        retry_after?: number;
+                    };
+                };
+            };
+            /** @description Default Response */
+            404: {
+                headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
+                         * @enum {string}
+                         */
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        /** @description Human text; wording may change. */
+                        message: string;
+                        /** @description Link to the documentation of this code. */
+                        docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
+                        /** @description Seconds; on 503 timeout. */
+                        retry_after?: number;
+                    };
+                };
+            };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
+                         * @enum {string}
+                         */
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        /** @description Human text; wording may change. */
+                        message: string;
+                        /** @description Link to the documentation of this code. */
+                        docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
+                        /** @description Seconds; on 503 timeout. */
+                        retry_after?: number;
+                    };
+                };
+            };
+            /** @description Default Response */
+            422: {
+                headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
+                         * @enum {string}
+                         */
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        /** @description Human text; wording may change. */
+                        message: string;
+                        /** @description Link to the documentation of this code. */
+                        docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
+                        /** @description Seconds; on 503 timeout. */
+                        retry_after?: number;
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
+                         * @enum {string}
+                         */
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        /** @description Human text; wording may change. */
+                        message: string;
+                        /** @description Link to the documentation of this code. */
+                        docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
+                        /** @description Seconds; on 503 timeout. */
+                        retry_after?: number;
+                    };
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
+                         * @enum {string}
+                         */
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        /** @description Human text; wording may change. */
+                        message: string;
+                        /** @description Link to the documentation of this code. */
+                        docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
+                        /** @description Seconds; on 503 timeout. */
+                        retry_after?: number;
+                    };
+                };
+            };
+            /** @description Default Response */
+            501: {
+                headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
+                         * @enum {string}
+                         */
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        /** @description Human text; wording may change. */
+                        message: string;
+                        /** @description Link to the documentation of this code. */
+                        docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
+                        /** @description Seconds; on 503 timeout. */
+                        retry_after?: number;
+                    };
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
+                         * @enum {string}
+                         */
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        /** @description Human text; wording may change. */
+                        message: string;
+                        /** @description Link to the documentation of this code. */
+                        docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
+                        /** @description Seconds; on 503 timeout. */
+                        retry_after?: number;
+                    };
+                };
+            };
+        };
+    };
+    checkoutWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        received: true;
+                        /** @description True when this event id was acted on before; nothing changed now. */
+                        duplicate: boolean;
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
+                         * @enum {string}
+                         */
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        /** @description Human text; wording may change. */
+                        message: string;
+                        /** @description Link to the documentation of this code. */
+                        docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
+                        /** @description Seconds; on 503 timeout. */
+                        retry_after?: number;
+                    };
+                };
+            };
+            /** @description Default Response */
+            500: {
+                headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
+                         * @enum {string}
+                         */
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        /** @description Human text; wording may change. */
+                        message: string;
+                        /** @description Link to the documentation of this code. */
+                        docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
+                        /** @description Seconds; on 503 timeout. */
+                        retry_after?: number;
+                    };
+                };
+            };
+            /** @description Default Response */
+            501: {
+                headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
+                         * @enum {string}
+                         */
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        /** @description Human text; wording may change. */
+                        message: string;
+                        /** @description Link to the documentation of this code. */
+                        docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
+                        /** @description Seconds; on 503 timeout. */
+                        retry_after?: number;
+                    };
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
+                         * @enum {string}
+                         */
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        /** @description Human text; wording may change. */
+                        message: string;
+                        /** @description Link to the documentation of this code. */
+                        docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -6469,11 +9536,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };
@@ -6490,11 +9573,27 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "rate_limited" | "query_failed" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
                         docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
                         /** @description Seconds; on 503 timeout. */
                         retry_after?: number;
                     };

@@ -73,7 +73,8 @@ describe('key states on every keyed endpoint', () => {
     };
     const jobs = contract.paths['/v1/jobs']!.get.responses;
     expect(Object.keys(jobs['200']!.headers!)).toEqual(expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Records-Remaining', 'X-SVC-Country-Lock']));
-    expect(jobs['401']!.headers).toBeUndefined();
+    // A refused key gets no budget headers; only the names of ignored parameters (issue 19) are documented.
+    expect(Object.keys(jobs['401']!.headers!)).toEqual(['X-Ignored-Params', 'X-Ignored-Params-Did-You-Mean']);
     expect(jobs['429']!.headers!['Retry-After']).toEqual({ $ref: '#/components/headers/Retry-After' });
     expect(Object.keys(contract.components.headers)).toContain('X-RateLimit-Records-Used');
   });

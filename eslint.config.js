@@ -137,7 +137,12 @@ export default tseslint.config(
   {
     files: ['src/site/**/*.ts'],
     rules: {
-      '@typescript-eslint/no-restricted-imports': imports({ forbidden: ['ingest', 'bench', 'config'], message: 'site never imports ingest, bench or config (settings come from serve).' }),
+      '@typescript-eslint/no-restricted-imports': imports({
+        forbidden: ['ingest', 'bench', 'config'],
+        message: 'site never imports ingest, bench or config (settings come from serve).',
+        // Billing's checkout route is handed to the site by http/app.ts (SiteServices.checkoutRoute).
+        extra: [{ group: ['**/http/routes/*'], message: 'site never imports the data API\'s routes: http/app.ts hands it the ones it mounts (SiteServices).' }],
+      }),
       },
     },
     {

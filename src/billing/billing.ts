@@ -99,6 +99,11 @@ export class Billing {
     return this.provider !== undefined;
   }
 
+  /** Origins of the provider's payment pages, which the site's CSP `form-action` must allow; none without a provider. */
+  paymentPageOrigins(): readonly string[] {
+    return this.provider?.paymentPageOrigins ?? [];
+  }
+
   /**
    * The plans a buyer can choose, in price-list order: active, purchasable, paid plans the provider
    * has a price for. Empty without a provider.

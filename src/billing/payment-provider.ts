@@ -88,6 +88,12 @@ export interface PaymentProvider {
   /** Plan ids the provider has a price for: the plans a buyer can choose. */
   readonly planIds: readonly string[];
   /**
+   * Origins (`https://host[:port]`) of the provider's hosted payment pages. The site's checkout form
+   * answers 303 to one of them, and browsers apply the page's CSP `form-action` to that redirect, so
+   * the site allows exactly these.
+   */
+  readonly paymentPageOrigins: readonly string[];
+  /**
    * Start a hosted checkout.
    * @throws ProviderUnavailableError when the provider cannot be reached or refuses.
    */

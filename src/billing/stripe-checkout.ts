@@ -39,6 +39,9 @@ export interface StripeSettings {
   prices: Readonly<Record<string, string>>;
 }
 
+/** Where Stripe serves its hosted Checkout pages (a session's `url`). */
+export const STRIPE_CHECKOUT_ORIGIN = 'https://checkout.stripe.com';
+
 /** Milliseconds one Stripe API call may take (the package's default is 80 s, far longer than a page load should wait). */
 const STRIPE_TIMEOUT_MS = 20_000;
 
@@ -68,6 +71,11 @@ const SUBSCRIPTION_EVENTS = new Set(['customer.subscription.created', 'customer.
 export class StripeCheckout implements PaymentProvider {
   readonly id = 'stripe';
   readonly planIds: readonly string[];
+  /**
+   * Stripe's Checkout origin and, when the API base is not Stripe's own (a stand-in such as the test
+   * loopback or stripe-mock), that base's origin too: a stand-in serves its payment pages there.
+   */
+  readonly paymentPageOrigins: readonly string[];
   private readonly stripe: Stripe;
   private readonly settings: StripeSettings;
   private readonly planOfPrice: ReadonlyMap<string, string>;
@@ -75,6 +83,8 @@ export class StripeCheckout implements PaymentProvider {
   constructor(settings: StripeSettings) {
     this.settings = settings;
     this.planIds = Object.keys(settings.prices);
+    const apiOrigin = new URL(settings.apiUrl).origin;
+    this.paymentPageOrigins = apiOrigin === 'https://api.stripe.com' ? [STRIPE_CHECKOUT_ORIGIN] : [STRIPE_CHECKOUT_ORIGIN, apiOrigin];
     this.planOfPrice = new Map(Object.entries(settings.prices).map(([plan, price]) => [price, plan]));
     this.stripe = new Stripe(settings.secretKey, {
       ...stripeClientOptions(settings.apiUrl),

@@ -26,7 +26,7 @@ import { documentCommaLists, storablePathValue, type ParamTable, type QueryContr
 import { UNMETERED, type RecordMeter } from './record-meter.ts';
 import { createReportReader, defaultReportSettings, type ReportSettings } from '../reports/snapshots.ts';
 import { keyedCompanyRoutes, keylessCompanyRoutes } from './routes/companies.ts';
-import { checkoutRoutes, checkoutWebhookRoute, type CheckoutReturnUrls, type SignedInAccount } from './routes/checkout.ts';
+import { checkoutRoutes, checkoutStartRoute, checkoutWebhookRoute, type CheckoutReturnUrls, type SignedInAccount } from './routes/checkout.ts';
 import { exportRoutes } from './routes/export.ts';
 import { keyedJobRoutes, keylessJobRoutes } from './routes/jobs.ts';
 import { meRoutes } from './routes/me.ts';
@@ -35,7 +35,7 @@ import { keyedReportRoutes, keylessReportRoutes } from './routes/reports.ts';
 import { syncRoutes } from './routes/sync.ts';
 import { keyedMetaRoutes, keylessMetaRoutes } from './routes/meta.ts';
 import { systemRoutes } from './routes/system.ts';
-import { sitePlugin, type SiteOptions } from '../site/site.ts';
+import { inContract, sitePlugin, type SiteOptions } from '../site/site.ts';
 import { mcpRoutes } from '../mcp/http-route.ts';
 
 export interface AppOptions {
@@ -151,11 +151,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   // Every route as registered, for the contract check (each one must be in the OpenAPI document).
   const registeredRoutes: RegisteredRoute[] = [];
-  // The website's routes are no part of the data API's contract (spec: "Website routes ... not part of
-  // the data API"): they are registered while this is set, and left out.
+  // The website's pages and forms are no part of the data API's contract (spec: "Website routes ... not
+  // part of the data API"): they are registered while this is set, and left out, except billing's
+  // checkout, which is in the document whether or not the website is mounted (site.ts inContract).
   let registeringWebsite = false;
   app.addHook('onRoute', (route) => {
-    if (registeringWebsite) return;
+    if (registeringWebsite && !inContract(route)) return;
     const query = (route.config as { query?: RegisteredRoute['query'] } | undefined)?.query;
     for (const method of [route.method].flat()) registeredRoutes.push({ method: String(method), url: route.url, ...(query ? { query } : {}) });
   });
@@ -261,8 +262,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await pub.register(keylessCompanyRoutes(ctx));
       await pub.register(keylessReportRoutes(ctx));
       await pub.register(keylessMetaRoutes(ctx));
-      // With a website, POST /public/checkout lives in the site's scope (its session and CSRF check);
-      // the provider's webhook stays here either way.
+      // With a website, POST /public/checkout lives in the site's scope (its session and CSRF check,
+      // handed to the route below as `checkoutRoute`); the provider's webhook stays here either way.
+      // The OpenAPI document lists both the same way in either case.
       const checkout = { billing, signedInAccount: options.signedInAccount, returnUrls: options.checkoutReturnUrls };
       await pub.register(options.site ? checkoutWebhookRoute(checkout) : checkoutRoutes(checkout));
     },
@@ -270,7 +272,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   );
   if (options.site) {
     registeringWebsite = true;
-    await app.register(sitePlugin(options.site, { db: options.db, log: options.log, docsUrl: options.docsUrl, counters, requestLimiter, billing }));
+    await app.register(
+      sitePlugin(options.site, {
+        db: options.db,
+        log: options.log,
+        docsUrl: options.docsUrl,
+        counters,
+        requestLimiter,
+        billing,
+        checkoutRoute: (seam) => checkoutStartRoute({ billing, ...seam }),
+      }),
+    );
     registeringWebsite = false;
   }
   // The MCP server for AI agents (src/mcp/): its tools answer through the /v1 routes above.

@@ -81,6 +81,8 @@ export function pageRoutes(ctx: SiteContext) {
       const plans = await listPurchasablePlans(ctx.db);
       return renderPage(request, reply, 'plans', {
         title: 'Plans',
+        // Paid plans are sold here only with a payment provider; otherwise the operator hands them out.
+        sells: ctx.billing.offersUpgrades(),
         plans: plans.map((p) => ({
           id: p.id,
           label: p.label,

@@ -13,14 +13,13 @@ import helmet from '@fastify/helmet';
 import session from '@fastify/session';
 import view from '@fastify/view';
 import { Eta } from 'eta';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import path from 'node:path';
 import { FormLimiter, type FormLimitSettings } from '../accounts/form-limits.ts';
 import type { CounterStore } from '../access/counters.ts';
 import type { RequestLimiter } from '../access/request-limits.ts';
 import type { Billing } from '../billing/billing.ts';
 import { ApiError } from '../domain/errors.ts';
-import { checkoutStartRoute } from '../http/routes/checkout.ts';
 import { sendApiError, toApiError } from '../http/errors.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { humanCheck } from './altcha.ts';
@@ -52,6 +51,28 @@ export interface SiteOptions {
   formLimits?: FormLimitSettings;
 }
 
+/**
+ * What the site offers billing's checkout route (docs/website.md "Billing"): who is buying, and where
+ * the payment provider sends them back. The route itself is not the site's: see {@link CheckoutRoute}.
+ */
+export interface SiteCheckoutSeam {
+  /**
+   * The signed-in account's id (`accounts.id`), after checking the session cookie and the form's CSRF token.
+   * @throws ApiError 401 `session_required` without a session, 403 `csrf_failed` for a bad token.
+   */
+  signedInAccount(request: FastifyRequest, reply: FastifyReply): Promise<string>;
+  /** Absolute return pages on `JOBLEDGER_SITE_URL` for one purchase. */
+  returnUrls(request: FastifyRequest, purchase: { keyId: string; plan: string }): { successUrl: string; cancelUrl: string };
+}
+
+/**
+ * `POST /checkout` (mounted under `/public`) built around the site's seam: the composition root
+ * (`http/app.ts`) hands in billing's route, so the site never imports the data API's routes and
+ * billing never learns about sessions. It runs inside the site's scope, where the session and CSRF
+ * plugins live, and keeps its place in the OpenAPI document (it declares an `operationId`).
+ */
+export type CheckoutRoute = (seam: SiteCheckoutSeam) => FastifyPluginAsync;
+
 /** What the app hands the website besides its settings. */
 export interface SiteServices {
   db: Kysely<DB>;
@@ -61,6 +82,17 @@ export interface SiteServices {
   requestLimiter: RequestLimiter;
   /** Billing (src/billing): the account page offers upgrades only when it sells plans. */
   billing: Billing;
+  /** Billing's `POST /public/checkout`, registered with the site's session check (see {@link CheckoutRoute}). */
+  checkoutRoute: CheckoutRoute;
+}
+
+/**
+ * Whether a route registered in the site's scope belongs to the data API's OpenAPI document: only a
+ * route that declares an `operationId` (billing's checkout). The site's own pages and forms never do,
+ * and stay out (spec: Website routes are not part of the data API).
+ */
+export function inContract(route: { schema?: unknown }): boolean {
+  return typeof (route.schema as { operationId?: unknown } | undefined)?.operationId === 'string';
 }
 
 /** Map what the site's plugins throw to the catalogue. */
@@ -93,9 +125,9 @@ export function sitePlugin(options: SiteOptions, services: SiteServices) {
       logLinks: options.mailer.kind === 'outbox',
       billing: services.billing,
     };
-    // The website's routes stay out of the data API's OpenAPI document.
+    // The website's own routes stay out of the data API's OpenAPI document (billing's checkout stays in).
     app.addHook('onRoute', (route) => {
-      route.schema = { ...route.schema, hide: true };
+      if (!inContract(route)) route.schema = { ...route.schema, hide: true };
     });
     await app.register(helmet, {
       contentSecurityPolicy: {
@@ -108,7 +140,9 @@ export function sitePlugin(options: SiteOptions, services: SiteServices) {
           connectSrc: ["'self'"],
           workerSrc: ["'self'"],
           fontSrc: ["'self'"],
-          formAction: ["'self'"],
+          // The checkout form's 303 leads to the payment provider's page: browsers check that redirect
+          // against form-action too, so its origins are allowed (none without a provider).
+          formAction: ["'self'", ...services.billing.paymentPageOrigins()],
           frameAncestors: ["'none'"],
           baseUri: ["'none'"],
           objectSrc: ["'none'"],
@@ -158,8 +192,7 @@ export function sitePlugin(options: SiteOptions, services: SiteServices) {
     // Billing's checkout (docs/website.md "Billing"): the form's CSRF token and this site's session
     // say who buys; the provider returns the buyer to the account page on JOBLEDGER_SITE_URL.
     await app.register(
-      checkoutStartRoute({
-        billing: services.billing,
+      services.checkoutRoute({
         signedInAccount: async (request, reply) => {
           await new Promise<void>((resolve, reject) => {
             app.csrfProtection(request, reply, (error?: Error) => (error ? reject(error) : resolve()));

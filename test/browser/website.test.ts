@@ -6,17 +6,29 @@
  * kept), revokes it (401), and confirms an employer opt-out whose live rows leave `/v1/jobs` and show as
  * `withdrawn` on `/v1/changes`.
  *
+ * A second walk-through buys `growth` for the new key: the account page's upgrade form (a payment
+ * provider configured), the loopback Stripe's hosted payment page, its signed webhook delivered to the
+ * app; the page, `/v1/me`, the budget headers and `/v1/changes` then show the paid plan.
+ *
+ * With SITE_SCREENSHOTS=<dir>, the walk-throughs also save every page they see as PNGs at a desktop
+ * and a narrow mobile width (for a person to look at; nothing is compared).
+ *
  * Without /usr/bin/chromium the file skips with a message, except in CI (CI=true), where it fails:
  * `.ci/run` installs Chromium first.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Billing } from '../../src/billing/billing.ts';
+import { StripeCheckout } from '../../src/billing/stripe-checkout.ts';
 import { buildTestApp, createUnlimitedKey, bearer } from '../helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 import { freePort } from '../helpers/ports.ts';
 import { linkIn, startMailSink, testSiteOptions, type MailSink } from '../helpers/site.ts';
+import { StripeLoopback } from '../helpers/stripe.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const haveChromium = existsSync(CHROMIUM);
@@ -24,6 +36,46 @@ if (!haveChromium && process.env.CI === 'true') {
   throw new Error(`${CHROMIUM} is missing: CI must run the browser tests (.ci/run installs Debian's chromium with apt-get).`);
 }
 if (!haveChromium) console.warn(`test/browser/website.test.ts skipped: ${CHROMIUM} is not installed (apt-get install chromium).`);
+
+/** Where screenshots go (SITE_SCREENSHOTS), or undefined: none are taken. */
+const SHOTS = process.env.SITE_SCREENSHOTS;
+const VIEWPORTS = { desktop: { width: 1280, height: 900 }, mobile: { width: 390, height: 844 } } as const;
+
+/** Save the page as `<name>-desktop.png` and `<name>-mobile.png` under SITE_SCREENSHOTS (full page). */
+async function screenshot(page: Page, name: string): Promise<void> {
+  if (!SHOTS) return;
+  mkdirSync(SHOTS, { recursive: true });
+  for (const [width, size] of Object.entries(VIEWPORTS)) {
+    await page.setViewportSize(size);
+    await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
+  }
+  await page.setViewportSize(VIEWPORTS.desktop);
+}
+
+/** Tick the ALTCHA box as a person would and wait until the widget's proof of work is done. */
+async function passHumanCheck(page: Page): Promise<void> {
+  // The widget draws its own tick over the checkbox; a person clicks the label next to it.
+  await page.locator('altcha-widget').getByText(/not a robot/i).click();
+  await expect.poll(() => page.locator('altcha-widget input[type="hidden"][name="altcha"]').inputValue(), { timeout: 20_000 }).not.toBe('');
+}
+
+/** Sign in as `email` the way a person does: the form, the human check, the e-mailed link, its button. */
+async function signIn(page: Page, base: string, sink: MailSink, email: string, shots?: string): Promise<void> {
+  await page.goto(`${base}/signin`);
+  await page.getByLabel('E-mail address').fill(email);
+  await passHumanCheck(page);
+  if (shots) await screenshot(page, `${shots}-signin-verified`);
+  await page.getByRole('button', { name: 'Send me a sign-in link' }).click();
+  await expect.poll(() => page.locator('h1').textContent()).toMatch(/check your e-mail/i);
+  if (shots) await screenshot(page, `${shots}-check-email`);
+
+  const mail = await sink.waitFor(email, /sign-in link/);
+  await page.goto(linkIn(mail, '/signin/verify'));
+  if (shots) await screenshot(page, `${shots}-signin-link`);
+  await page.locator('form button[type="submit"]').click();
+  await page.waitForURL(`${base}/account`);
+  await expect.poll(() => page.locator('main').textContent()).toContain(email);
+}
 
 /** An employer of the corpus with live rows; its domain is what the opt-out names. */
 const EMPLOYER = { company: 'ramp', domain: 'ramp.com', email: 'people@ramp.com' };
@@ -56,34 +108,18 @@ describe.skipIf(!haveChromium)('the website in a real browser', () => {
 
   const api = (path: string, secret: string) => fetch(`${base}${path}`, { headers: { authorization: `Bearer ${secret}` } });
 
-  /** Tick the ALTCHA box as a person would and wait until the widget's proof of work is done. */
-  async function passHumanCheck(): Promise<void> {
-    // The widget draws its own tick over the checkbox; a person clicks the label next to it.
-    await page.locator('altcha-widget').getByText(/not a robot/i).click();
-    await expect.poll(() => page.locator('altcha-widget input[type="hidden"][name="altcha"]').inputValue(), { timeout: 20_000 }).not.toBe('');
-  }
-
   /** The secret shown once on the account page. */
   const shownSecret = () => page.locator('#secret').inputValue();
 
   it('signs up by e-mailed link, creates, rotates and revokes a key', async () => {
     const email = 'browser-user@example.org';
-    await page.goto(`${base}/signin`);
-    await page.getByLabel('E-mail address').fill(email);
-    await passHumanCheck();
-    await page.getByRole('button', { name: 'Send me a sign-in link' }).click();
-    await expect.poll(() => page.locator('h1').textContent()).toMatch(/check your e-mail/i);
-
-    const mail = await sink.waitFor(email, /sign-in link/);
-    await page.goto(linkIn(mail, '/signin/verify'));
-    await page.locator('form button[type="submit"]').click();
-    await page.waitForURL(`${base}/account`);
-    await expect.poll(() => page.locator('main').textContent()).toContain(email);
+    await signIn(page, base, sink, email, 'free');
 
     await page.getByLabel('Name (optional)').fill('browser board');
     await page.getByRole('button', { name: 'Create an explore key' }).click();
     const first = await shownSecret();
     expect(first).not.toBe('');
+    await screenshot(page, 'free-account-secret');
     const me = await api('/v1/me', first);
     expect(me.status).toBe(200);
     const meBody = (await me.json()) as { plan: string; name: string; usage_today: number };
@@ -105,6 +141,7 @@ describe.skipIf(!haveChromium)('the website in a real browser', () => {
 
     await page.getByRole('button', { name: /^Revoke/ }).click();
     await expect.poll(() => page.locator('table .status').first().textContent()).toBe('revoked');
+    await screenshot(page, 'free-account-revoked');
     expect((await api('/v1/me', second)).status).toBe(401);
   });
 
@@ -121,9 +158,10 @@ describe.skipIf(!haveChromium)('the website in a real browser', () => {
     expect(before.length).toBeGreaterThan(0);
 
     await page.goto(`${base}/optout`);
+    await screenshot(page, 'optout');
     await page.getByLabel("Employer's domain").fill(EMPLOYER.domain);
     await page.getByLabel('Your e-mail address at that domain').fill(EMPLOYER.email);
-    await passHumanCheck();
+    await passHumanCheck(page);
     await page.getByRole('button', { name: 'Send the confirmation link' }).click();
     await expect.poll(() => page.locator('h1').textContent()).toMatch(/check your e-mail/i);
 
@@ -132,6 +170,7 @@ describe.skipIf(!haveChromium)('the website in a real browser', () => {
     await page.getByRole('button', { name: 'Confirm the opt-out' }).click();
     await expect.poll(() => page.locator('h1').textContent()).toBe('Opt-out recorded');
     await expect.poll(() => page.locator('main').textContent()).toContain(`${before.length} published postings were withdrawn`);
+    await screenshot(page, 'optout-recorded');
 
     expect(await served()).toEqual([]);
     const changes = new Map<string, string>();
@@ -145,5 +184,111 @@ describe.skipIf(!haveChromium)('the website in a real browser', () => {
       cursor = body.next_since;
     }
     for (const id of before) expect(changes.get(id), id).toBe('withdrawn');
+  });
+});
+
+describe.skipIf(!haveChromium)('buying a plan in a real browser (a payment provider configured)', () => {
+  let t: TestDatabase;
+  let sink: MailSink;
+  let stripe: StripeLoopback;
+  let app: FastifyInstance;
+  let browser: Browser;
+  let page: Page;
+  let base: string;
+
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    sink = await startMailSink();
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    // Stripe's hosted page delivers its signed event to the app's webhook, as Stripe does, before it
+    // sends the buyer back to the success page.
+    stripe = await StripeLoopback.start({
+      deliver: async (event) => {
+        const res = await fetch(`${base}/public/checkout/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': event.signature }, body: event.payload });
+        if (res.status !== 200) throw new Error(`webhook answered ${res.status}: ${await res.text()}`);
+      },
+    });
+    app = await buildTestApp(t, {
+      contract: false,
+      site: testSiteOptions(sink, { siteUrl: base }),
+      billing: (db) => new Billing({ db: db.db, log: pino({ level: 'silent' }), provider: new StripeCheckout(stripe.settings()) }),
+    });
+    await app.listen({ port, host: '127.0.0.1' });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-background-networking'] });
+    page = await browser.newPage({ viewport: VIEWPORTS.desktop });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+    await stripe?.close();
+    await sink?.close();
+    await t?.drop();
+  });
+
+  const api = (path: string, secret: string) => fetch(`${base}${path}`, { headers: { authorization: `Bearer ${secret}` } });
+  const planCell = () => page.locator('table tbody tr').first().locator('td').nth(1);
+
+  it('the pages a visitor sees before signing in', async () => {
+    for (const [name, url, heading] of [
+      ['home', '/', /Employer-direct job vacancies/],
+      ['plans-signed-out', '/plans', /^Plans$/],
+      ['optout-form', '/optout', /Employer opt-out/],
+      ['contact', '/contact', /^Contact$/],
+      ['signin', '/signin', /^Sign in$/],
+    ] as const) {
+      await page.goto(`${base}${url}`);
+      await expect.poll(() => page.locator('h1').textContent()).toMatch(heading);
+      await screenshot(page, name);
+    }
+    await page.goto(`${base}/plans`);
+    await expect.poll(() => page.locator('main').textContent()).toContain('buy a paid plan for your key');
+  });
+
+  it('buys growth for a new key: upgrade form, Stripe\'s payment page, signed webhook; the page, /v1/me, the budget headers and /v1/changes show growth', async () => {
+    const email = 'buyer@example.org';
+    await signIn(page, base, sink, email, 'buyer');
+    await screenshot(page, 'account-new');
+    await page.getByRole('button', { name: 'Create an explore key' }).click();
+    const secret = await page.locator('#secret').inputValue();
+    expect(secret).not.toBe('');
+    expect(((await (await api('/v1/me', secret)).json()) as { plan: string }).plan).toBe('explore');
+    expect((await api('/v1/changes?since=2026-01-01T00:00:00Z', secret)).status).toBe(403);
+
+    await page.goto(`${base}/account`);
+    await expect.poll(() => planCell().textContent()).toBe('explore');
+    const form = page.locator('form[action="/public/checkout"]');
+    await expect.poll(() => form.count()).toBe(1);
+    // The key to upgrade and the plan, chosen by label, as a keyboard or screen-reader user does.
+    await screenshot(page, 'account-key-created');
+    expect(await page.getByLabel('Key', { exact: true }).locator('option').count()).toBe(1);
+    await page.getByRole('radio', { name: /Growth/ }).check();
+    await screenshot(page, 'account-upgrade');
+    await page.goto(`${base}/plans`);
+    await expect.poll(() => page.locator('main').textContent()).toContain('your account page');
+    await screenshot(page, 'plans-signed-in');
+
+    await page.goto(`${base}/account`);
+    await page.getByRole('radio', { name: /Growth/ }).check();
+    await page.getByRole('button', { name: 'Continue to payment' }).click();
+    await page.waitForURL(new RegExp(`^${stripe.url}/c/pay/`));
+    await expect.poll(() => page.locator('h1').textContent()).toBe('Subscribe: €80.00 per month');
+    await screenshot(page, 'stripe-payment-page');
+    await page.getByRole('button', { name: /^Pay/ }).click();
+    await page.waitForURL(`${base}/account?checkout=success`);
+    await expect.poll(() => planCell().textContent()).toBe('growth');
+    await expect.poll(() => page.locator('.notice').textContent()).toMatch(/payment/i);
+    await screenshot(page, 'account-paid');
+
+    const growth = await t.db.selectFrom('plans').select(['records_per_month', 'requests_per_minute']).where('id', '=', 'growth').executeTakeFirstOrThrow();
+    const me = await api('/v1/me', secret);
+    expect(me.status).toBe(200);
+    const meBody = (await me.json()) as { plan: string; renews_or_expires: string | null };
+    expect(meBody.plan).toBe('growth');
+    expect(meBody.renews_or_expires).not.toBeNull();
+    expect(me.headers.get('x-ratelimit-records-limit')).toBe(String(growth.records_per_month));
+    expect(me.headers.get('x-ratelimit-limit')).toBe(String(growth.requests_per_minute));
+    expect((await api('/v1/changes?since=2026-01-01T00:00:00Z', secret)).status).toBe(200);
   });
 });

@@ -5,7 +5,8 @@
  * the billing service (`src/billing/billing.ts`) decides and records.
  *
  * The seam with the website (docs/website.md "Billing"): who is signed in is the site's business.
- * The site hands {@link CheckoutRouteOptions.signedInAccount}, which checks the session cookie and
+ * The site never imports this file: `http/app.ts` hands it {@link checkoutStartRoute} as a plugin
+ * factory, and the site hands back {@link CheckoutRouteOptions.signedInAccount}, which checks the session cookie and
  * the form's CSRF token and returns the account id, or throws the catalogue's error; until it does,
  * every checkout answers 401 `session_required`. Ownership of the key is checked here, against that
  * account.
@@ -71,8 +72,10 @@ export function checkoutRoutes(options: CheckoutRouteOptions) {
 }
 
 /**
- * `POST /checkout` alone (under `/public`): the website registers it inside its own scope, where the
- * session and CSRF plugins live, and hands its session check as `signedInAccount`.
+ * `POST /checkout` alone (under `/public`): with a website, `http/app.ts` hands this to the site as its
+ * `checkoutRoute` (site.ts `CheckoutRoute`); the site registers it inside its own scope, where the
+ * session and CSRF plugins live, with its session check as `signedInAccount`. Same schema either way,
+ * so the OpenAPI document does not depend on whether the website is mounted.
  */
 export function checkoutStartRoute(options: CheckoutRouteOptions) {
   const signedInAccount = options.signedInAccount ?? noSite;

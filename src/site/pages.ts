@@ -71,7 +71,7 @@ export function pageRoutes(ctx: SiteContext) {
       const checkout = (request.query as Record<string, unknown> | undefined)?.checkout;
       // Stripe sends the buyer back here; the plan itself changes when its signed webhook arrives.
       const notice =
-        checkout === 'success' ? 'Thank you: the payment is being confirmed. The new plan shows here once the payment provider confirms it (reload in a moment).'
+        checkout === 'success' ? 'Thank you for your payment. The key\'s new plan shows in the table as soon as the payment provider confirms it, usually within seconds: reload if it still shows the old plan.'
         : checkout === 'cancelled' ? 'The checkout was cancelled: nothing was charged and the plan is unchanged.'
         : undefined;
       return renderPage(request, reply, 'account', { ...(await accountPageData(ctx, accountId)), ...(notice ? { notice } : {}) });

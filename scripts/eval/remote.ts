@@ -28,6 +28,8 @@ export const evaluator: Evaluator = {
     const blank = () => ({ stated: 0, served: 0, agree: 0, silent: 0, inferredOnSilent: 0, onSiteFromFlagOnly: 0 });
     const parts = { dev: blank(), test: blank() };
     const wrong: string[] = [];
+    // The part whose disagreements are listed: test in the report; JOBLEDGER_EVAL_SHOW=dev while tuning.
+    const shown = process.env.JOBLEDGER_EVAL_SHOW === 'dev' ? 'dev' : 'test';
     const labelled = existsSync(join(ROOT, 'eval/labels/remote.jsonl'));
     for (const l of labelled ? readJsonl<RemoteLabel>('remote.jsonl') : []) {
       const found = ctx.ashbyById.get(`${l.board}|${l.id}`);
@@ -41,10 +43,13 @@ export const evaluator: Evaluator = {
         if (!job.remote) continue;
         s.served++;
         if (job.remote === l.mode) s.agree++;
-        else if (split === 'test') wrong.push(`${l.board}/${l.id.slice(0, 8)}: ${job.remote} (${job.fieldSources.remote}), text says ${l.mode}`);
+        else if (split === shown) wrong.push(`${l.board}/${l.id.slice(0, 8)}: ${job.remote} (${job.fieldSources.remote}), text says ${l.mode}`);
       } else {
         s.silent++;
-        if (job.remote && job.fieldSources.remote === 'inferred') s.inferredOnSilent++;
+        if (job.remote && job.fieldSources.remote === 'inferred') {
+          s.inferredOnSilent++;
+          if (split === shown) wrong.push(`${l.board}/${l.id.slice(0, 8)}: ${job.remote} (inferred), text states no mode`);
+        }
       }
     }
     if (!labelled) say('**No remote labels yet** (`eval/labels/remote.jsonl` is missing): the agreement table below is empty.');
@@ -60,7 +65,7 @@ export const evaluator: Evaluator = {
       say(`| ${split} | ${s.stated} | ${s.served} (${pct(s.served, s.stated)}) | ${pct(s.agree, s.served)} (${s.agree}/${s.served}) | ${s.silent} | ${s.inferredOnSilent} |`);
     }
     say();
-    if (wrong.length) say(`Test-part disagreements: ${wrong.join('; ')}.`);
+    if (wrong.length) say(`${shown === 'test' ? 'Test' : 'Dev'}-part disagreements: ${wrong.join('; ')}.`);
     say();
 
     const values = new Map<string, number>();
@@ -98,7 +103,7 @@ export const evaluator: Evaluator = {
           continue;
         }
         c.inferred++;
-        if ((r.remote === 'remote') === (posting.remoteFlag === 'remote')) c.agree++;
+        if ((r.remote === 'remote') === (posting.remoteFlag === 'remote' || posting.remoteFlag === 'remote_or_hybrid')) c.agree++;
       }
     }
     say("Title/location inference checked against the source's own flag (Ashby `isRemote`, hidden from the inference): of the");

@@ -21,6 +21,13 @@
  *    on-site: it rules out `remote` and nothing more. Hybrid vs on-site is then read from the title
  *    and primary location, else from the advert text ({@link workplaceFromAdvert}), and is
  *    `inferred`; `on_site` only when one of them states on-site; nothing when none does.
+ *    A `remote_or_hybrid` flag (Ashby `isRemote: true`) says only that the job is not on-site: Ashby
+ *    sets it on hybrid postings too (dev boards keyrock, AlephAlpha, rain, voodoo: "This position is
+ *    hybrid and requires 3 days per week in the office" under `isRemote: true`; eval/labels/remote.jsonl).
+ *    The title or primary location saying hybrid → `hybrid`, inferred; saying remote → `remote`,
+ *    published; else the advert text saying hybrid ({@link workplaceFromAdvert}) → `hybrid`, inferred;
+ *    the advert saying on-site contradicts the flag → nothing (dandy: "On-site office support required
+ *    everyday" under `isRemote: true`); the advert silent → `remote`, published.
  * 2. No flag → infer from the title and location texts, `inferred`, remoteInferred true.
  * 3. Nothing in either → no value, `absent`, remoteInferred false.
  *
@@ -98,10 +105,21 @@ const ADVERT_HYBRID =
  * perks, not the workplace, and do not match.
  */
 const ADVERT_ON_SITE =
-  /\b(?:(?:fully|100%|full[\s-]time|entirely|exclusively)\s+(?:on[\s-]?site|in[\s-](?:the\s+)?office|office[\s-]based|in[\s-]person)|(?:role|position|job|opportunity|work)\s+(?:is|will\s+be)\s+(?:an?\s+|based\s+)?(?:fully\s+)?(?:on[\s-]?site|in[\s-]office|office[\s-]based|in[\s-]person)|(?:on[\s-]?site|in[\s-]office|office[\s-]based|in[\s-]person)\s+(?:role|position|job)|(?:five|5)\s+days\s+(?:a|per)\s+week\s+(?:in|at|on)\s+(?:the\s+|our\s+)?(?:office|site)|(?:work|working|be)\s+(?:on[\s-]?site|in\s+(?:the|our)\s+office)\s+(?:full[\s-]time|every\s+day|daily|five\s+days)|(?:this|the)\s+(?:is\s+)?not\s+a\s+remote\s+(?:role|position|job)|(?:role|position|job)\s+is\s+not\s+remote|no\s+remote\s+(?:work|option))\b/;
+  /\b(?:(?:fully|100%|full[\s-]time|entirely|exclusively)\s+(?:on[\s-]?site|in[\s-](?:the\s+)?office|office[\s-]based|in[\s-]person)|(?:role|position|job|opportunity|work)\s+(?:is|will\s+be)\s+(?:an?\s+|based\s+)?(?:fully\s+)?(?:on[\s-]?site|in[\s-]office|office[\s-]based|in[\s-]person)|(?:on[\s-]?site|in[\s-]office|office[\s-]based|in[\s-]person)\s+(?:role|position|job)|(?:five|5)\s+days\s+(?:a|per)\s+week\s+(?:in|at|on)\s+(?:the\s+|our\s+)?(?:office|site)|(?:work|working|be)\s+(?:on[\s-]?site|in\s+(?:the|our)\s+office)\s+(?:full[\s-]time|every\s+day|daily|five\s+days)|(?:on[\s-]?site|in[\s-]office|in[\s-]person)\s+(?:\w+\s+){0,3}(?:required\s+)?(?:every\s?day|daily)|(?:this|the)\s+(?:is\s+)?not\s+a\s+remote\s+(?:role|position|job)|(?:role|position|job)\s+is\s+not\s+remote|no\s+remote\s+(?:work|option))\b/;
 
 /**
- * The workplace mode an advert's text states, for a posting whose flag says only "not remote".
+ * Modes named as alternatives ("the number of hybrid, office-based, and remote workers will vary from
+ * team to team", "remote, hybrid, or on-site", "hybrid or remotely"): a list of the modes a company
+ * has, not the mode of this job (dev board uipath, eval/labels/remote.jsonl). Removed before reading.
+ */
+const MODE_WORD = String.raw`(?:fully\s+)?(?:hybrid|remote(?:ly)?|on[\s-]?site|onsite|office[\s-]based|in[\s-]office|in[\s-]person)`;
+const MODE_LIST = new RegExp(String.raw`\b${MODE_WORD}(?:\s*(?:,|\/|\bor\b|\band\b|,\s*or\b|,\s*and\b|\band\/or\b)\s*${MODE_WORD})+\b`, 'g');
+/** "Hybrid" about the duties, not the workplace: "this hybrid role combines ...", "a hybrid of" (dev board acquisition). */
+const NOT_WORKPLACE_HYBRID = /\bhybrid\s+(?:of\b|(?:role|position|job)\s+(?:that\s+|which\s+)?(?:combines|blends|mixes|spans)\b)/g;
+
+/**
+ * The workplace mode an advert's text states, for a posting whose flag says only "not remote" or
+ * "not on-site".
  * Hybrid cues win over on-site ones ("a hybrid role, on-site three days a week"); nothing when the
  * text states neither.
  *
@@ -110,7 +128,7 @@ const ADVERT_ON_SITE =
  */
 export function workplaceFromAdvert(text: string | undefined): 'hybrid' | 'on_site' | undefined {
   if (!text) return undefined;
-  const folded = fold(text).replace(NOT_WORKPLACE, ' ');
+  const folded = fold(text).replace(NOT_WORKPLACE, ' ').replace(MODE_LIST, ' ').replace(NOT_WORKPLACE_HYBRID, ' ');
   if (ADVERT_HYBRID.test(folded)) return 'hybrid';
   if (ADVERT_ON_SITE.test(folded)) return 'on_site';
   return undefined;
@@ -123,11 +141,22 @@ export function workplaceFromAdvert(text: string | undefined): 'hybrid' | 'on_si
  * @param input.texts the posting's title and primary location text, as given.
  * @param input.secondaryTexts further location texts (Ashby `secondaryLocations`): evidence when the
  *        source has no flag, never enough to overrule one.
- * @param input.advertText the plain-text description: read only under a `not_remote` flag.
+ * @param input.advertText the plain-text description: read only under a `not_remote` or
+ *        `remote_or_hybrid` flag.
  * @returns see the module docstring for the rules; `remoteInferred` is true only when `remote` is set
  *          and was derived from the texts.
  */
-export function resolveRemote(input: { flag?: Remote | 'not_remote'; texts: string[]; secondaryTexts?: string[]; advertText?: string }): ResolvedRemote {
+export function resolveRemote(input: { flag?: Remote | 'not_remote' | 'remote_or_hybrid'; texts: string[]; secondaryTexts?: string[]; advertText?: string }): ResolvedRemote {
+  if (input.flag === 'remote_or_hybrid') {
+    const primary = inferFromTexts(input.texts);
+    if (primary === 'hybrid') return { remote: 'hybrid', remoteInferred: true, provenance: 'inferred' };
+    if (primary !== 'remote') {
+      const advert = workplaceFromAdvert(input.advertText);
+      if (advert === 'hybrid') return { remote: 'hybrid', remoteInferred: true, provenance: 'inferred' };
+      if (advert === 'on_site') return { remoteInferred: false, provenance: 'absent' };
+    }
+    return { remote: 'remote', remoteInferred: false, provenance: 'published' };
+  }
   if (input.flag === 'not_remote') {
     const c = cues(input.texts);
     const mode = c.hybrid ? 'hybrid' : c.onSite ? 'on_site' : workplaceFromAdvert(input.advertText);

@@ -138,3 +138,21 @@ describe('advert wording that is not a workplace statement', () => {
     expect(workplaceFromAdvert('This hybrid role combines high-touch personal assistance with household operations.')).toBeUndefined();
   });
 });
+
+describe('office days and remote statements in the advert', () => {
+  it('reads five office days as on-site, fewer as hybrid', () => {
+    expect(workplaceFromAdvert('Fully present — we are 5 days a week in the office.')).toBe('on_site');
+    expect(workplaceFromAdvert('This role requires presence in our San Jose office location 4 days per week.')).toBe('hybrid');
+    expect(workplaceFromAdvert('This role is based in San Francisco with Tuesday, Wednesday, and Thursday required in office.')).toBe('hybrid');
+  });
+
+  it('does not read "hybrid" about technology or a mix of duties', () => {
+    expect(workplaceFromAdvert('APIs that follow an Onion/Hexagonal hybrid architecture.')).toBeUndefined();
+    expect(workplaceFromAdvert('This is a hybrid role: part data engineer, part analytics engineer.')).toBeUndefined();
+  });
+
+  it('does not read "remote-friendly" as hybrid when the advert says remote-first', () => {
+    expect(workplaceFromAdvert('Work your way: remote-friendly, flexible hours. Remote first - work from anywhere in the world.')).toBeUndefined();
+    expect(workplaceFromAdvert('We are a remote-friendly team with an office in Paris.')).toBe('hybrid');
+  });
+});

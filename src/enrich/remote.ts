@@ -97,7 +97,16 @@ function inferFromTexts(texts: string[]): Remote | undefined {
  * "work from home N days". Written for sentences about where the job is done, not perks.
  */
 const ADVERT_HYBRID =
-  /\b(?:hybrid|hybride|hibrido|(?:\d|one|two|three|four)(?:\s*(?:-|to|or)\s*(?:\d|two|three|four))?\s+days?\s+(?:a|per|each|every|of\s+the)\s+week\s+(?:in|at|from)\s+(?:the|our|an?)\s+(?:office|studio|hq|headquarters)|(?:\d|one|two|three|four)(?:\s*(?:-|to|or)\s*(?:\d|two|three|four))?\s+days?\s+(?:a\s+week\s+|per\s+week\s+)?(?:in[\s-](?:the\s+)?office|on[\s-]?site|in[\s-]person)|(?:remote|home|wfh)\s+(?:up\s+to\s+)?(?:\d|one|two|three)\s+days?|(?:in|at)\s+(?:the|our)\s+(?:office|studio|hq)\s+(?:\d|one|two|three|four)(?:\s*(?:-|to|or)\s*(?:\d|two|three|four))?\s+days?|partially\s+remote|remote[\s-](?:friendly|allowed|optional)|flexible\s+(?:remote|hybrid)|mix\s+of\s+(?:remote|home)\s+and\s+(?:office|in[\s-]person))\b/;
+  /\b(?:hybrid|hybride|hibrido|(?:[1-4]|one|two|three|four)(?:\s*(?:-|to|or)\s*(?:[1-4]|two|three|four))?\s+days?\s+(?:a|per|each|every|of\s+the)\s+week\s+(?:in|at|from)\s+(?:the|our|an?)\s+(?:office|studio|hq|headquarters)|(?:[1-4]|one|two|three|four)(?:\s*(?:-|to|or)\s*(?:[1-4]|two|three|four))?\s+days?\s+(?:a\s+week\s+|per\s+week\s+)?(?:in[\s-](?:the\s+)?office|on[\s-]?site|in[\s-]person)|(?:remote|home|wfh)\s+(?:up\s+to\s+)?(?:[1-4]|one|two|three)\s+days?|(?:in|at)\s+(?:the|our)\s+(?:office|studio|hq)\s+(?:[1-4]|one|two|three|four)(?:\s*(?:-|to|or)\s*(?:[1-4]|two|three|four))?\s+days?|flexible\s+hybrid|mix\s+of\s+(?:remote|home)\s+and\s+(?:office|in[\s-]person)|(?:monday|tuesday|wednesday|thursday|friday)s?(?:\s*(?:,|&|\+|and|,\s*and)\s*(?:every\s+other\s+)?(?:monday|tuesday|wednesday|thursday|friday)s?)+\s+(?:are\s+(?:our\s+)?)?(?:required\s+)?(?:in[\s-](?:the\s+)?office|on[\s-]?site|in[\s-]person)|(?:office|on[\s-]?site|in[\s-]person)\b[^.\n]{0,40}?\b(?:[1-4]|one|two|three|four)(?:\s*(?:-|to|or)\s*(?:[1-4]|two|three|four))?\s+days?\s+(?:a|per|each|every)\s+week)\b/;
+
+/**
+ * Weaker hybrid wording ("remote-friendly", "partially remote", "flexible remote"): hybrid only when
+ * the advert does not also state the job remote outright ({@link ADVERT_REMOTE}).
+ */
+const ADVERT_HYBRID_WEAK = /\b(?:partially\s+remote|remote[\s-](?:friendly|allowed|optional)|flexible\s+remote)\b/;
+
+/** The advert stating remote outright: "fully remote", "100% remote", "remote-first", "work from anywhere". */
+const ADVERT_REMOTE = /\b(?:fully\s+remote|100%\s+remote|all[\s-]remote|remote[\s-]first|work\s+from\s+anywhere|(?:this|the)\s+(?:role|position|job)\s+is\s+(?:a\s+)?(?:fully\s+)?remote)\b/;
 
 /**
  * On-site in an advert's own words: the role, position or work stated as on-site, in-office or in
@@ -114,8 +123,12 @@ const ADVERT_ON_SITE =
  */
 const MODE_WORD = String.raw`(?:fully\s+)?(?:hybrid|remote(?:ly)?|on[\s-]?site|onsite|office[\s-]based|in[\s-]office|in[\s-]person)`;
 const MODE_LIST = new RegExp(String.raw`\b${MODE_WORD}(?:\s*(?:,|\/|\bor\b|\band\b|,\s*or\b|,\s*and\b|\band\/or\b)\s*${MODE_WORD})+\b`, 'g');
-/** "Hybrid" about the duties, not the workplace: "this hybrid role combines ...", "a hybrid of" (dev board acquisition). */
-const NOT_WORKPLACE_HYBRID = /\bhybrid\s+(?:of\b|(?:role|position|job)\s+(?:that\s+|which\s+)?(?:combines|blends|mixes|spans)\b)/g;
+/**
+ * "Hybrid" about the duties or the technology, not the workplace: "this hybrid role combines ...", "a
+ * hybrid of", "a hybrid role: part data engineer, part analyst", "hybrid cloud", "hybrid architecture".
+ */
+const NOT_WORKPLACE_HYBRID =
+  /\bhybrid\s+(?:of\b|(?:role|position|job)\s+(?:that\s+|which\s+)?(?:combines|blends|mixes|spans)\b|(?:role|position)\s*[:–-]\s*part\b|(?:cloud|architecture|search|retrieval|infrastructure|vehicles?|engines?|apps?|systems?)\b)/g;
 
 /**
  * The workplace mode an advert's text states, for a posting whose flag says only "not remote" or
@@ -131,6 +144,7 @@ export function workplaceFromAdvert(text: string | undefined): 'hybrid' | 'on_si
   const folded = fold(text).replace(NOT_WORKPLACE, ' ').replace(MODE_LIST, ' ').replace(NOT_WORKPLACE_HYBRID, ' ');
   if (ADVERT_HYBRID.test(folded)) return 'hybrid';
   if (ADVERT_ON_SITE.test(folded)) return 'on_site';
+  if (ADVERT_HYBRID_WEAK.test(folded) && !ADVERT_REMOTE.test(folded)) return 'hybrid';
   return undefined;
 }
 

@@ -5,7 +5,8 @@
  * split as `npm run eval:enrich`.
  *
  * Usage: node scripts/calibrate-category.ts [--data <dir>] [--write]
- * Method: rule scores from 0.60 (lower ones are never published) are cut into bands 0.1 wide; each band's share of right answers
+ * Method: per deciding rule kind (role, topic, weak), rule scores from 0.60 (lower ones are never published) are cut into bands 0.05 wide
+ * (at least 20 answers each); each band's share of right answers
  * (an answer on a title with no gold family counts as wrong) is pooled with its neighbours until the
  * shares rise monotonically (pool-adjacent-violators). `--write` rewrites category-calibration.ts with the table.
  */
@@ -15,6 +16,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseTarGzip } from 'nanotar';
 import { rawCategoryScore } from '../src/enrich/category.ts';
+import type { RuleKind } from '../src/enrich/category-rules.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -22,7 +24,7 @@ const dataDir = resolve(args.includes('--data') ? args[args.indexOf('--data') + 
 const opm = JSON.parse(readFileSync(process.env.JOBLEDGER_EVAL_OPM ?? join(dataDir, '..', 'design', 'opm-series-families.json'), 'utf8')) as { series: Record<string, string>; series_2210_title_overrides: Record<string, string> };
 const isDev = (key: string): boolean => (createHash('sha256').update(`split:${key}`).digest()[0]! & 1) === 0;
 
-const samples: { score: number; right: boolean }[] = [];
+const samples: { score: number; kind: RuleKind; family: string; right: boolean }[] = [];
 for (const file of await parseTarGzip(readFileSync(join(dataDir, 'usajobs/announcements.tar.gz')))) {
   if (!file.name.endsWith('.json') || !file.data) continue;
   for (const row of JSON.parse(new TextDecoder().decode(file.data)) as { position_title: string; occupation_series?: string[] }[]) {
@@ -36,43 +38,80 @@ for (const file of await parseTarGzip(readFileSync(join(dataDir, 'usajobs/announ
     }
     if (families.size !== 1) continue;
     const r = rawCategoryScore(row.position_title);
-    if (r.family) samples.push({ score: r.score, right: r.family === [...families][0] });
+    if (r.family) samples.push({ score: r.score, kind: r.kind ?? 'role', family: r.family, right: r.family === [...families][0] });
   }
 }
 for (const line of readFileSync(join(ROOT, 'eval/labels/titles.jsonl'), 'utf8').split('\n').filter(Boolean)) {
   const l = JSON.parse(line) as { source: string; board?: string; title: string; family: string | null };
   if (!isDev(l.source === 'ashby' ? `ashby:${l.board}` : `${l.source}:${l.title}`)) continue;
   const r = rawCategoryScore(l.title);
-  if (r.family) samples.push({ score: r.score, right: r.family === l.family });
+  if (r.family) samples.push({ score: r.score, kind: r.kind ?? 'role', family: r.family, right: r.family === l.family });
 }
 
-// Bands 0.1 wide from 0.6: a rule score below the publishing threshold is never published, whatever its band would say.
-const EDGES = [0.6, 0.7, 0.8, 0.9, 1.01];
-const bands = EDGES.slice(0, -1).map((from, k) => {
-  const inBand = samples.filter((x) => x.score >= from && x.score < EDGES[k + 1]!);
-  return { from, n: inBand.length, right: inBand.filter((x) => x.right).length };
-});
-// Pool adjacent violators so the probability never falls as the score rises.
-const pooled: { from: number; n: number; right: number }[] = [];
-for (const b of bands.filter((x) => x.n > 0)) {
-  pooled.push({ ...b });
-  while (pooled.length > 1 && pooled[pooled.length - 2]!.right / pooled[pooled.length - 2]!.n > pooled[pooled.length - 1]!.right / pooled[pooled.length - 1]!.n) {
-    const top = pooled.pop()!;
-    const prev = pooled[pooled.length - 1]!;
-    prev.n += top.n;
-    prev.right += top.right;
+// Per deciding rule kind, bands 0.05 wide from 0.6 (a rule score below the publishing threshold is
+// never published, whatever its band would say); a band needs MIN_BAND answers, else it joins the one below.
+const EDGES = [0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1.01];
+const MIN_BAND = 20;
+const tables: Record<RuleKind, (readonly [number, number])[]> = { role: [], topic: [], weak: [] };
+console.log(`dev answers: ${samples.length}`);
+for (const kind of ['role', 'topic', 'weak'] as const) {
+  const ofKind = samples.filter((x) => x.kind === kind);
+  const bands: { from: number; n: number; right: number }[] = [];
+  EDGES.slice(0, -1).forEach((from, k) => {
+    const inBand = ofKind.filter((x) => x.score >= from && x.score < EDGES[k + 1]!);
+    const last = bands[bands.length - 1];
+    if (last && last.n < MIN_BAND) {
+      last.n += inBand.length;
+      last.right += inBand.filter((x) => x.right).length;
+    } else bands.push({ from, n: inBand.length, right: inBand.filter((x) => x.right).length });
+  });
+  // Pool adjacent violators so the probability never falls as the score rises.
+  const pooled: { from: number; n: number; right: number }[] = [];
+  for (const b of bands.filter((x) => x.n > 0)) {
+    pooled.push({ ...b });
+    while (pooled.length > 1 && pooled[pooled.length - 2]!.right / pooled[pooled.length - 2]!.n > pooled[pooled.length - 1]!.right / pooled[pooled.length - 1]!.n) {
+      const top = pooled.pop()!;
+      const prev = pooled[pooled.length - 1]!;
+      prev.n += top.n;
+      prev.right += top.right;
+    }
+  }
+  tables[kind] = pooled.map((b) => [b.from, Math.min(0.99, Math.round((b.right / b.n) * 100) / 100)] as const);
+  for (const b of pooled) console.log(`${kind} score >= ${b.from.toFixed(2)}: ${b.n} answers, ${((100 * b.right) / b.n).toFixed(1)}% right`);
+}
+// Topic and weak answers: one share per family where the family has MIN_BAND answers of that kind
+// (a topic word is a much better guess for some families than for others: "operations" vs "education").
+const familyShares: Record<string, number> = {};
+for (const kind of ['topic', 'weak'] as const) {
+  const byFamily = new Map<string, { n: number; right: number }>();
+  for (const x of samples.filter((y) => y.kind === kind && y.score >= 0.6)) {
+    const e = byFamily.get(x.family) ?? { n: 0, right: 0 };
+    e.n++;
+    if (x.right) e.right++;
+    byFamily.set(x.family, e);
+  }
+  for (const [family, e] of [...byFamily].sort()) {
+    if (e.n < MIN_BAND) continue;
+    familyShares[`${kind}:${family}`] = Math.min(0.99, Math.round((e.right / e.n) * 100) / 100);
+    console.log(`${kind} ${family}: ${e.n} answers, ${((100 * e.right) / e.n).toFixed(1)}% right`);
   }
 }
-const table = pooled.map((b) => [b.from, Math.min(0.99, Math.round((b.right / b.n) * 100) / 100)] as const);
-console.log(`dev answers: ${samples.length}`);
-for (const b of pooled) console.log(`score >= ${b.from.toFixed(2)}: ${b.n} answers, ${((100 * b.right) / b.n).toFixed(1)}% right`);
+const table = tables;
 if (args.includes('--write')) {
-  const body = `/**
- * The calibration table of category.ts, as data: \`[lowest rule score of the band, probability that the
- * answer is right]\`. Generated by \`node scripts/calibrate-category.ts --write\` from the development part
+  const body = `import type { RuleKind } from './category-rules.ts';
+
+/**
+ * The calibration tables of category.ts, as data, one per deciding rule kind: \`[lowest rule score of
+ * the band, probability that the answer is right]\`. Generated by \`node scripts/calibrate-category.ts --write\` from the development part
  * of the labelled titles (${samples.length} answers); do not edit by hand.
  */
-export const CALIBRATION_TABLE: readonly (readonly [number, number])[] = ${JSON.stringify(table)};
+export const CALIBRATION_TABLE: Readonly<Record<RuleKind, readonly (readonly [number, number])[]>> = ${JSON.stringify(table)};
+
+/**
+ * Share of right answers of topic- and weak-decided titles per family (\`kind:family\`), for families
+ * with at least ${MIN_BAND} such answers on the development part; it replaces the kind's table for them.
+ */
+export const FAMILY_SHARES: Readonly<Record<string, number>> = ${JSON.stringify(familyShares)};
 `;
   writeFileSync(join(ROOT, 'src/enrich/category-calibration.ts'), body);
   console.log('written src/enrich/category-calibration.ts');

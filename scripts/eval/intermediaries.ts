@@ -9,9 +9,10 @@
  * runs them (`applyBoardPosterType`, as src/ingest/pipeline.ts does).
  *
  * Usage: node scripts/eval/intermediaries.ts [--data <dir>]   (prints markdown)
- * As a module: `evaluateIntermediaries(dataDir)` returns the figures and the markdown section.
+ * As a module: `evaluateIntermediaries(dataDir)` returns the figures and the markdown section, and
+ * `evaluator` puts that section into `npm run eval:enrich` like every other class.
+ * The split is context.ts's employer split (`ashbySplit`, the same as every other class's).
  */
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { dirname, join, resolve } from 'node:path';
@@ -24,15 +25,11 @@ import { applyBoardPosterType } from '../../src/enrich/intermediary.ts';
 import { mapAshbyJob } from '../../src/ingest/connectors/ashby.ts';
 import { mapGreenhouseJob } from '../../src/ingest/connectors/greenhouse.ts';
 import { mapLeverPosting } from '../../src/ingest/connectors/lever.ts';
+import { ashbySplit, type EvalContext, type Evaluator, type Split } from './context.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const fx = loadFxRates();
 
-type Split = 'dev' | 'test';
-/** Fixed hash split of scripts/eval-enrich.ts: even first byte of sha256 → dev, odd → test. */
-function splitOf(key: string): Split {
-  return (createHash('sha256').update(`split:${key}`).digest()[0]! & 1) === 0 ? 'dev' : 'test';
-}
 
 /** One board's verdict. */
 export interface BoardResult {
@@ -76,7 +73,7 @@ export async function evaluateIntermediaries(dataDir: string): Promise<Intermedi
     const postings = jobs.map((raw) => mapAshbyJob(raw, { id: `ashby:${board}`, providerId: 'ashby', board })).filter((p): p is SourcePosting => p !== null && p !== undefined);
     if (postings.length === 0) continue;
     const result = judge(board, postings, ashby);
-    const part = parts[splitOf(board)];
+    const part = parts[ashbySplit(board)];
     if (labels.boards[board]) {
       part.intermediaryBoards++;
       if (result.servedRows > 0) part.servedAsEmployer.push(`${board} (${result.servedRows}/${result.rows} rows)`);
@@ -124,6 +121,16 @@ export async function evaluateIntermediaries(dataDir: string): Promise<Intermedi
   lines.push(`Demo corpus (\`fixtures/manifest.json\`, ${demo.boards} boards with postings): ${demo.servedIntermediaries.length} labelled intermediary boards served as employer-direct; boards flagged: ${demo.flagged.length ? demo.flagged.map((b) => `${b.board} (${b.rows - b.servedRows}/${b.rows}, ${b.ruleIds.join(', ')})`).join('; ') : 'none'}.`);
   return { parts, demo, markdown: lines.join('\n') };
 }
+
+/** This class's section of `npm run eval:enrich` (see context.ts). */
+export const evaluator: Evaluator = {
+  order: 60,
+  async run(ctx: EvalContext): Promise<void> {
+    const figures = await evaluateIntermediaries(ctx.dataDir);
+    for (const line of figures.markdown.split('\n')) ctx.say(line);
+    ctx.say();
+  },
+};
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);

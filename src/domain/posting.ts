@@ -48,9 +48,11 @@ export interface SourcePosting {
   /**
    * The source's own remote/workplace flag, when it has one (published). `not_remote` is a flag that
    * says only that the job is not fully remote (Ashby `isRemote: false`): it rules out `remote` and
-   * leaves hybrid vs on-site to the advert's text (issue #15 class 3).
+   * leaves hybrid vs on-site to the advert's text (issue #15 class 3). `remote_or_hybrid` is a flag
+   * that says only that the job is not on-site (Ashby `isRemote: true`, also set on hybrid postings):
+   * it is remote unless the title, location or advert says hybrid.
    */
-  remoteFlag?: Remote | 'not_remote';
+  remoteFlag?: Remote | 'not_remote' | 'remote_or_hybrid';
   /** Employment type in the source's own vocabulary ("FullTime", "Permanent", "part_time"). */
   employmentType?: string;
   /** When the source says it was published, RFC 3339. */

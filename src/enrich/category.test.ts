@@ -123,3 +123,30 @@ describe('classifyCategory', () => {
     }
   });
 });
+
+// Issue #15 class 4: the families it names for titles seen on unfamiliar boards.
+describe('classifyCategory on the issue #15 titles', () => {
+  it.each([
+    ['Machine Operator', 'Manufacturing'],
+    ['Utility Operator', 'Skilled Technician'], // OPM 54xx: utility and plant operating
+    ['Wastewater Treatment Plant Operator', 'Skilled Technician'],
+    ['Stationary Engineer', 'Skilled Technician'], // OPM 5419
+    ['Loan Specialist', 'Finance'], // OPM 1165
+    ['Mortgage Loan Officer', 'Finance'],
+    ['Education Program Assistant', 'Education'],
+    ['Education Program Specialist', 'Education'],
+    ['Senior Data Engineer', 'Data & Analytics'],
+    ['Director of Support Services', 'Operations & Admin'], // OPM 0342: support services are not customer support
+    ['Facility Support Worker', 'Operations & Admin'],
+    ['Program Support Specialist', 'Operations & Admin'],
+  ])('%s → %s', (title, family) => {
+    expect(classifyCategory(title).category).toBe(family);
+  });
+
+  it('withholds a title decided only by a topic word of a family where such answers are mostly wrong', () => {
+    // "Education" as a topic, with no teaching role: right on about a third of development titles.
+    expect(classifyCategory('Chief Education Branch')).toEqual({ confidence: null });
+    // A role noun decides and publishes.
+    expect(classifyCategory('Training Instructor').category).toBe('Education');
+  });
+});

@@ -18,8 +18,9 @@
  * 4. Department and team are a weak tie-breaker only: a family they name gets +0.1 when the title
  *    already gave it a score. They never create a category the title does not support.
  * 5. The rule score is not yet a probability. A title scoring below 0.6 is not published; otherwise the
- *    score is mapped to the share of right answers measured for its score band on the development
- *    part of the labelled titles ({@link CALIBRATION}, fitted by scripts/calibrate-category.ts), and
+ *    score is mapped to the share of right answers measured for its score band and deciding rule kind
+ *    on the development part of the labelled titles ({@link CALIBRATION}, fitted by
+ *    scripts/calibrate-category.ts), and
  *    that calibrated confidence is published when it is at least CATEGORY_CONFIDENCE_THRESHOLD
  *    (0.6); otherwise `{ confidence: null }`.
  *
@@ -28,7 +29,7 @@
  * USAJOBS announcements and against hand labels on Ashby and NAV titles.
  */
 import { CATEGORY_CONFIDENCE_THRESHOLD, type CategoryFamily } from '../domain/vocabulary.ts';
-import { CALIBRATION_TABLE } from './category-calibration.ts';
+import { CALIBRATION_TABLE, FAMILY_SHARES } from './category-calibration.ts';
 import { CATEGORY_RULES, ROLE_NOUN, UNINFORMATIVE_HINTS, type RuleKind } from './category-rules.ts';
 
 /** The classifier's answer: both fields set, or `{ confidence: null }` when below the threshold. */
@@ -159,7 +160,7 @@ function hintFamily(hint: string | undefined): CategoryFamily | undefined {
   return family;
 }
 
-function score(text: string, bonus: Map<CategoryFamily, number>): { family?: CategoryFamily; confidence: number } {
+function score(text: string, bonus: Map<CategoryFamily, number>): { family?: CategoryFamily; confidence: number; kind?: RuleKind } {
   const matches = findMatches(text);
   if (matches.length === 0) return { confidence: 0 };
   // Roles decide over topics wherever they are ("Fuse Finance - Backend Engineer" names a company
@@ -180,7 +181,7 @@ function score(text: string, bonus: Map<CategoryFamily, number>): { family?: Cat
   }
   confidence -= doubt;
   if (matches.some((m) => m.family === family && !level.includes(m))) confidence += 0.03;
-  return { family, confidence: Math.max(0, Math.min(0.99, confidence)) };
+  return { family, confidence: Math.max(0, Math.min(0.99, confidence)), kind };
 }
 
 /**
@@ -195,7 +196,7 @@ function score(text: string, bonus: Map<CategoryFamily, number>): { family?: Cat
 export function classifyCategory(title: string, hints?: { department?: string; team?: string }): CategoryResult {
   const raw = rawCategoryScore(title, hints);
   if (raw.family === undefined) return { confidence: null };
-  const confidence = calibrate(raw.score);
+  const confidence = calibrate(raw.score, raw.kind ?? 'role', raw.family);
   if (confidence < CATEGORY_CONFIDENCE_THRESHOLD) return { confidence: null };
   return { category: raw.family, confidence };
 }
@@ -204,7 +205,7 @@ export function classifyCategory(title: string, hints?: { department?: string; t
  * The rule score before calibration: the best family and its uncalibrated score in [0, 0.99]. Used by
  * classifyCategory and by scripts/calibrate-category.ts, which fits {@link CALIBRATION}.
  */
-export function rawCategoryScore(title: string, hints?: { department?: string; team?: string }): { family?: CategoryFamily; score: number } {
+export function rawCategoryScore(title: string, hints?: { department?: string; team?: string }): { family?: CategoryFamily; score: number; kind?: RuleKind } {
   const text = fold(title);
   if (!text) return { score: 0 };
   const bonus = new Map<CategoryFamily, number>();
@@ -217,21 +218,31 @@ export function rawCategoryScore(title: string, hints?: { department?: string; t
     const withHints = score(text, bonus);
     if (withHints.family !== undefined) result = withHints;
   }
-  return result.family === undefined ? { score: 0 } : { family: result.family, score: result.confidence };
+  return result.family === undefined ? { score: 0 } : { family: result.family, score: result.confidence, kind: result.kind };
 }
 
 /**
- * Rule score → probability that the published family is right, fitted on the development part of
- * the labelled titles (USAJOBS titles with OPM-series gold families and hand-labelled Ashby titles;
- * `node scripts/calibrate-category.ts` prints the table; eval/labels/README.md): each row is
- * `[lowest rule score of the band, share of right answers in that band]`, made monotone by pooling
- * adjacent bands (isotonic regression). A title scoring below the first band is not published.
+ * Rule score → probability that the published family is right, fitted **per deciding rule kind** on
+ * the development part of the labelled titles (USAJOBS titles with OPM-series gold families and
+ * hand-labelled Ashby titles; `node scripts/calibrate-category.ts` prints the table;
+ * eval/labels/README.md). A title decided by a role noun ("Budget Analyst") and one decided only by a
+ * topic word ("Chief Education Branch") are right at very different rates at the same rule score
+ * (issue #15 class 4: topic-only answers were the bulk of the wrong ones), so each kind has its own
+ * table: `[lowest rule score of the band, share of right answers in that band]`, made monotone by
+ * pooling adjacent bands (isotonic regression). A title scoring below its kind's first band, or whose
+ * band is right less than 60% of the time, is not published.
  */
-export const CALIBRATION: readonly (readonly [number, number])[] = CALIBRATION_TABLE;
+export const CALIBRATION: Readonly<Record<RuleKind, readonly (readonly [number, number])[]>> = CALIBRATION_TABLE;
 
-/** Calibrated confidence, two decimals, for a rule score. */
-function calibrate(score: number): number {
+/**
+ * Calibrated confidence, two decimals, for a rule score decided by a rule of `kind` for `family`:
+ * topic- and weak-decided answers of a family with enough development answers take that family's
+ * measured share ({@link FAMILY_SHARES}) once the score clears the kind's first band.
+ */
+function calibrate(score: number, kind: RuleKind, family: CategoryFamily): number {
   let confidence = 0;
-  for (const [from, p] of CALIBRATION) if (score >= from) confidence = p;
+  for (const [from, p] of CALIBRATION[kind]) if (score >= from) confidence = p;
+  const share = FAMILY_SHARES[`${kind}:${family}`];
+  if (kind !== 'role' && confidence > 0 && share !== undefined) confidence = share;
   return Math.round(confidence * 100) / 100;
 }

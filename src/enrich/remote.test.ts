@@ -107,3 +107,52 @@ describe('workplaceFromAdvert', () => {
     expect(workplaceFromAdvert(text)).toBe(mode);
   });
 });
+
+// Issue #15 class 3, the other half: Ashby's `isRemote: true` is set on hybrid postings too.
+describe('a remote_or_hybrid flag (Ashby isRemote: true)', () => {
+  it('is remote, published, when the texts say nothing else', () => {
+    expect(resolveRemote({ flag: 'remote_or_hybrid', texts: ['Engineer', 'Remote - US'] })).toEqual({ remote: 'remote', remoteInferred: false, provenance: 'published' });
+    expect(resolveRemote({ flag: 'remote_or_hybrid', texts: ['Engineer', 'Berlin'], advertText: 'We build tools.' })).toEqual({ remote: 'remote', remoteInferred: false, provenance: 'published' });
+  });
+
+  it('is hybrid, inferred, when the advert states office days (voodoo)', () => {
+    const advertText = 'This position is hybrid and requires 3 days per week in the office based in Paris.';
+    expect(resolveRemote({ flag: 'remote_or_hybrid', texts: ['Junior Data Scientist', 'Paris'], advertText })).toEqual({ remote: 'hybrid', remoteInferred: true, provenance: 'inferred' });
+  });
+
+  it('keeps remote when the location says remote, whatever the perks say', () => {
+    expect(resolveRemote({ flag: 'remote_or_hybrid', texts: ['Engineer', 'Remote (US)'], advertText: 'Flexible hybrid options for those near an office.' }).remote).toBe('remote');
+  });
+
+  it('publishes nothing when the advert says on-site every day (dandy)', () => {
+    expect(resolveRemote({ flag: 'remote_or_hybrid', texts: ['System Administrator', 'Johannesburg'], advertText: ' - On-site office support required everyday' })).toEqual({ remoteInferred: false, provenance: 'absent' });
+  });
+});
+
+describe('advert wording that is not a workplace statement', () => {
+  it('ignores a list of the modes a company has (uipath)', () => {
+    expect(workplaceFromAdvert('Depending on the needs of the business and the role, the number of hybrid, office-based, and remote workers will vary from team to team.')).toBeUndefined();
+  });
+
+  it('ignores "hybrid" about the duties (acquisition)', () => {
+    expect(workplaceFromAdvert('This hybrid role combines high-touch personal assistance with household operations.')).toBeUndefined();
+  });
+});
+
+describe('office days and remote statements in the advert', () => {
+  it('reads five office days as on-site, fewer as hybrid', () => {
+    expect(workplaceFromAdvert('Fully present — we are 5 days a week in the office.')).toBe('on_site');
+    expect(workplaceFromAdvert('This role requires presence in our San Jose office location 4 days per week.')).toBe('hybrid');
+    expect(workplaceFromAdvert('This role is based in San Francisco with Tuesday, Wednesday, and Thursday required in office.')).toBe('hybrid');
+  });
+
+  it('does not read "hybrid" about technology or a mix of duties', () => {
+    expect(workplaceFromAdvert('APIs that follow an Onion/Hexagonal hybrid architecture.')).toBeUndefined();
+    expect(workplaceFromAdvert('This is a hybrid role: part data engineer, part analytics engineer.')).toBeUndefined();
+  });
+
+  it('does not read "remote-friendly" as hybrid when the advert says remote-first', () => {
+    expect(workplaceFromAdvert('Work your way: remote-friendly, flexible hours. Remote first - work from anywhere in the world.')).toBeUndefined();
+    expect(workplaceFromAdvert('We are a remote-friendly team with an office in Paris.')).toBe('hybrid');
+  });
+});

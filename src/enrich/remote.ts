@@ -21,6 +21,13 @@
  *    on-site: it rules out `remote` and nothing more. Hybrid vs on-site is then read from the title
  *    and primary location, else from the advert text ({@link workplaceFromAdvert}), and is
  *    `inferred`; `on_site` only when one of them states on-site; nothing when none does.
+ *    A `remote_or_hybrid` flag (Ashby `isRemote: true`) says only that the job is not on-site: Ashby
+ *    sets it on hybrid postings too (dev boards keyrock, AlephAlpha, rain, voodoo: "This position is
+ *    hybrid and requires 3 days per week in the office" under `isRemote: true`; eval/labels/remote.jsonl).
+ *    The title or primary location saying hybrid → `hybrid`, inferred; saying remote → `remote`,
+ *    published; else the advert text saying hybrid ({@link workplaceFromAdvert}) → `hybrid`, inferred;
+ *    the advert saying on-site contradicts the flag → nothing (dandy: "On-site office support required
+ *    everyday" under `isRemote: true`); the advert silent → `remote`, published.
  * 2. No flag → infer from the title and location texts, `inferred`, remoteInferred true.
  * 3. Nothing in either → no value, `absent`, remoteInferred false.
  *
@@ -90,7 +97,16 @@ function inferFromTexts(texts: string[]): Remote | undefined {
  * "work from home N days". Written for sentences about where the job is done, not perks.
  */
 const ADVERT_HYBRID =
-  /\b(?:hybrid|hybride|hibrido|(?:\d|one|two|three|four)(?:\s*(?:-|to|or)\s*(?:\d|two|three|four))?\s+days?\s+(?:a|per|each|every|of\s+the)\s+week\s+(?:in|at|from)\s+(?:the|our|an?)\s+(?:office|studio|hq|headquarters)|(?:\d|one|two|three|four)(?:\s*(?:-|to|or)\s*(?:\d|two|three|four))?\s+days?\s+(?:a\s+week\s+|per\s+week\s+)?(?:in[\s-](?:the\s+)?office|on[\s-]?site|in[\s-]person)|(?:remote|home|wfh)\s+(?:up\s+to\s+)?(?:\d|one|two|three)\s+days?|(?:in|at)\s+(?:the|our)\s+(?:office|studio|hq)\s+(?:\d|one|two|three|four)(?:\s*(?:-|to|or)\s*(?:\d|two|three|four))?\s+days?|partially\s+remote|remote[\s-](?:friendly|allowed|optional)|flexible\s+(?:remote|hybrid)|mix\s+of\s+(?:remote|home)\s+and\s+(?:office|in[\s-]person))\b/;
+  /\b(?:hybrid|hybride|hibrido|(?:[1-4]|one|two|three|four)(?:\s*(?:-|to|or)\s*(?:[1-4]|two|three|four))?\s+days?\s+(?:a|per|each|every|of\s+the)\s+week\s+(?:in|at|from)\s+(?:the|our|an?)\s+(?:office|studio|hq|headquarters)|(?:[1-4]|one|two|three|four)(?:\s*(?:-|to|or)\s*(?:[1-4]|two|three|four))?\s+days?\s+(?:a\s+week\s+|per\s+week\s+)?(?:in[\s-](?:the\s+)?office|on[\s-]?site|in[\s-]person)|(?:remote|home|wfh)\s+(?:up\s+to\s+)?(?:[1-4]|one|two|three)\s+days?|(?:in|at)\s+(?:the|our)\s+(?:office|studio|hq)\s+(?:[1-4]|one|two|three|four)(?:\s*(?:-|to|or)\s*(?:[1-4]|two|three|four))?\s+days?|flexible\s+hybrid|mix\s+of\s+(?:remote|home)\s+and\s+(?:office|in[\s-]person)|(?:monday|tuesday|wednesday|thursday|friday)s?(?:\s*(?:,|&|\+|and|,\s*and)\s*(?:every\s+other\s+)?(?:monday|tuesday|wednesday|thursday|friday)s?)+\s+(?:are\s+(?:our\s+)?)?(?:required\s+)?(?:in[\s-](?:the\s+)?office|on[\s-]?site|in[\s-]person)|(?:office|on[\s-]?site|in[\s-]person)\b[^.\n]{0,40}?\b(?:[1-4]|one|two|three|four)(?:\s*(?:-|to|or)\s*(?:[1-4]|two|three|four))?\s+days?\s+(?:a|per|each|every)\s+week)\b/;
+
+/**
+ * Weaker hybrid wording ("remote-friendly", "partially remote", "flexible remote"): hybrid only when
+ * the advert does not also state the job remote outright ({@link ADVERT_REMOTE}).
+ */
+const ADVERT_HYBRID_WEAK = /\b(?:partially\s+remote|remote[\s-](?:friendly|allowed|optional)|flexible\s+remote)\b/;
+
+/** The advert stating remote outright: "fully remote", "100% remote", "remote-first", "work from anywhere". */
+const ADVERT_REMOTE = /\b(?:fully\s+remote|100%\s+remote|all[\s-]remote|remote[\s-]first|work\s+from\s+anywhere|(?:this|the)\s+(?:role|position|job)\s+is\s+(?:a\s+)?(?:fully\s+)?remote)\b/;
 
 /**
  * On-site in an advert's own words: the role, position or work stated as on-site, in-office or in
@@ -98,10 +114,25 @@ const ADVERT_HYBRID =
  * perks, not the workplace, and do not match.
  */
 const ADVERT_ON_SITE =
-  /\b(?:(?:fully|100%|full[\s-]time|entirely|exclusively)\s+(?:on[\s-]?site|in[\s-](?:the\s+)?office|office[\s-]based|in[\s-]person)|(?:role|position|job|opportunity|work)\s+(?:is|will\s+be)\s+(?:an?\s+|based\s+)?(?:fully\s+)?(?:on[\s-]?site|in[\s-]office|office[\s-]based|in[\s-]person)|(?:on[\s-]?site|in[\s-]office|office[\s-]based|in[\s-]person)\s+(?:role|position|job)|(?:five|5)\s+days\s+(?:a|per)\s+week\s+(?:in|at|on)\s+(?:the\s+|our\s+)?(?:office|site)|(?:work|working|be)\s+(?:on[\s-]?site|in\s+(?:the|our)\s+office)\s+(?:full[\s-]time|every\s+day|daily|five\s+days)|(?:this|the)\s+(?:is\s+)?not\s+a\s+remote\s+(?:role|position|job)|(?:role|position|job)\s+is\s+not\s+remote|no\s+remote\s+(?:work|option))\b/;
+  /\b(?:(?:fully|100%|full[\s-]time|entirely|exclusively)\s+(?:on[\s-]?site|in[\s-](?:the\s+)?office|office[\s-]based|in[\s-]person)|(?:role|position|job|opportunity|work)\s+(?:is|will\s+be)\s+(?:an?\s+|based\s+)?(?:fully\s+)?(?:on[\s-]?site|in[\s-]office|office[\s-]based|in[\s-]person)|(?:on[\s-]?site|in[\s-]office|office[\s-]based|in[\s-]person)\s+(?:role|position|job)|(?:five|5)\s+days\s+(?:a|per)\s+week\s+(?:in|at|on)\s+(?:the\s+|our\s+)?(?:office|site)|(?:work|working|be)\s+(?:on[\s-]?site|in\s+(?:the|our)\s+office)\s+(?:full[\s-]time|every\s+day|daily|five\s+days)|(?:on[\s-]?site|in[\s-]office|in[\s-]person)\s+(?:\w+\s+){0,3}(?:required\s+)?(?:every\s?day|daily)|(?:this|the)\s+(?:is\s+)?not\s+a\s+remote\s+(?:role|position|job)|(?:role|position|job)\s+is\s+not\s+remote|no\s+remote\s+(?:work|option))\b/;
 
 /**
- * The workplace mode an advert's text states, for a posting whose flag says only "not remote".
+ * Modes named as alternatives ("the number of hybrid, office-based, and remote workers will vary from
+ * team to team", "remote, hybrid, or on-site", "hybrid or remotely"): a list of the modes a company
+ * has, not the mode of this job (dev board uipath, eval/labels/remote.jsonl). Removed before reading.
+ */
+const MODE_WORD = String.raw`(?:fully\s+)?(?:hybrid|remote(?:ly)?|on[\s-]?site|onsite|office[\s-]based|in[\s-]office|in[\s-]person)`;
+const MODE_LIST = new RegExp(String.raw`\b${MODE_WORD}(?:\s*(?:,|\/|\bor\b|\band\b|,\s*or\b|,\s*and\b|\band\/or\b)\s*${MODE_WORD})+\b`, 'g');
+/**
+ * "Hybrid" about the duties or the technology, not the workplace: "this hybrid role combines ...", "a
+ * hybrid of", "a hybrid role: part data engineer, part analyst", "hybrid cloud", "hybrid architecture".
+ */
+const NOT_WORKPLACE_HYBRID =
+  /\bhybrid\s+(?:of\b|(?:role|position|job)\s+(?:that\s+|which\s+)?(?:combines|blends|mixes|spans)\b|(?:role|position)\s*[:–-]\s*part\b|(?:cloud|architecture|search|retrieval|infrastructure|vehicles?|engines?|apps?|systems?)\b)/g;
+
+/**
+ * The workplace mode an advert's text states, for a posting whose flag says only "not remote" or
+ * "not on-site".
  * Hybrid cues win over on-site ones ("a hybrid role, on-site three days a week"); nothing when the
  * text states neither.
  *
@@ -110,9 +141,10 @@ const ADVERT_ON_SITE =
  */
 export function workplaceFromAdvert(text: string | undefined): 'hybrid' | 'on_site' | undefined {
   if (!text) return undefined;
-  const folded = fold(text).replace(NOT_WORKPLACE, ' ');
+  const folded = fold(text).replace(NOT_WORKPLACE, ' ').replace(MODE_LIST, ' ').replace(NOT_WORKPLACE_HYBRID, ' ');
   if (ADVERT_HYBRID.test(folded)) return 'hybrid';
   if (ADVERT_ON_SITE.test(folded)) return 'on_site';
+  if (ADVERT_HYBRID_WEAK.test(folded) && !ADVERT_REMOTE.test(folded)) return 'hybrid';
   return undefined;
 }
 
@@ -123,11 +155,22 @@ export function workplaceFromAdvert(text: string | undefined): 'hybrid' | 'on_si
  * @param input.texts the posting's title and primary location text, as given.
  * @param input.secondaryTexts further location texts (Ashby `secondaryLocations`): evidence when the
  *        source has no flag, never enough to overrule one.
- * @param input.advertText the plain-text description: read only under a `not_remote` flag.
+ * @param input.advertText the plain-text description: read only under a `not_remote` or
+ *        `remote_or_hybrid` flag.
  * @returns see the module docstring for the rules; `remoteInferred` is true only when `remote` is set
  *          and was derived from the texts.
  */
-export function resolveRemote(input: { flag?: Remote | 'not_remote'; texts: string[]; secondaryTexts?: string[]; advertText?: string }): ResolvedRemote {
+export function resolveRemote(input: { flag?: Remote | 'not_remote' | 'remote_or_hybrid'; texts: string[]; secondaryTexts?: string[]; advertText?: string }): ResolvedRemote {
+  if (input.flag === 'remote_or_hybrid') {
+    const primary = inferFromTexts(input.texts);
+    if (primary === 'hybrid') return { remote: 'hybrid', remoteInferred: true, provenance: 'inferred' };
+    if (primary !== 'remote') {
+      const advert = workplaceFromAdvert(input.advertText);
+      if (advert === 'hybrid') return { remote: 'hybrid', remoteInferred: true, provenance: 'inferred' };
+      if (advert === 'on_site') return { remoteInferred: false, provenance: 'absent' };
+    }
+    return { remote: 'remote', remoteInferred: false, provenance: 'published' };
+  }
   if (input.flag === 'not_remote') {
     const c = cues(input.texts);
     const mode = c.hybrid ? 'hybrid' : c.onSite ? 'on_site' : workplaceFromAdvert(input.advertText);

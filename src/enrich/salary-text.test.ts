@@ -160,3 +160,20 @@ it('reads the hourly pay of a sentence that names bonuses after a "plus" (neofin
   const text = ' * We pay $20.00 an hour, plus commission that is paid instantly at the point of sale, and additional performance bonuses.\n * The average on-target wage of our Sales Representatives is $36/hour.';
   expect(parseSalaryFromText(text, { country: 'CA' })).toEqual({ min: 20, max: 20, currency: 'CAD', period: 'hourly' });
 });
+
+describe('benefit list items (issue 15 class 1, the held-out mazedesign failure)', () => {
+  // The shape of a real benefits list: a "Paid ..." item right above a monthly insurance contribution.
+  const benefits = ' * Company retreats, fully paid for by the company\n * Paid Family leave: 16 weeks for birth or adoptive parents\n * $500/month to be used for dependent health insurance coverage\n * $1,500 remote work setup fund';
+
+  it('does not take a list item saying "paid" as a pay heading, nor an insurance contribution as pay', () => {
+    expect(parseSalaryFromText(benefits, { country: 'US' })).toBeUndefined();
+  });
+
+  it('still reads the pay range stated beside such a list', () => {
+    expect(parseSalaryFromText(`The base salary range for this role is $120,000 - $150,000.\n${benefits}`, { country: 'US' })).toEqual({ min: 120000, max: 150000, currency: 'USD', period: 'annual' });
+  });
+
+  it('still reads figures under a real heading', () => {
+    expect(parseSalaryFromText('Salary\n$80,000 - $95,000 per year', { country: 'US' })).toEqual({ min: 80000, max: 95000, currency: 'USD', period: 'annual' });
+  });
+});

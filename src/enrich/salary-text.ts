@@ -25,7 +25,7 @@
  *    salaris, loon; lønn; lön) and none of the words that mark other money (funding, raised, ARR,
  *    revenue, valuation, stipend, budget, allowance, bonus, relocation, 401k, quota, deals ...), and
  *    never when followed by million/billion/M/B. A sentence about benefits, stipends, allowances,
- *    relocation, sign-on or referral bonuses, quotas, equity or commuting is skipped whole unless it
+ *    relocation, sign-on or referral bonuses, quotas, equity, insurance or commuting is skipped whole unless it
  *    is also a pay sentence ("the pay range for this position is", "base salary:", "Gehalt"); a
  *    range in thousands with its currency (`€55k–€65k`) is pay wording of its own.
  * 5. Period: stated next to the amount (per year, annually, /yr, p.a., jährlich, par an, al año, per
@@ -100,7 +100,7 @@ const OTHER_MONEY =
  * rules in readLine), so "Base salary $X, plus a $Y relocation stipend" still gives X.
  */
 const BENEFIT_SENTENCE =
-  /\b(?:stipends?|allowances?|reimburs\w*|relocation|sign[-\s]?on|signing\s+bonus|referral|quotas?|equity|stock\s+options?|rsus?|commuter|commute|transit|per\s+diem|401\s?\(?k|perks?|benefits?\s+(?:include|package)|bonus(?:es)?|tuition|wellness|learning\s+budget|home\s+office|coworking|fsa|hsa|hra)\b/i;
+  /\b(?:stipends?|allowances?|reimburs\w*|relocation|sign[-\s]?on|signing\s+bonus|referral|quotas?|equity|stock\s+options?|rsus?|commuter|commute|transit|per\s+diem|401\s?\(?k|perks?|benefits?\s+(?:include|package)|bonus(?:es)?|tuition|wellness|learning\s+budget|home\s+office|coworking|fsa|hsa|hra|insurance|coverage|premiums?)\b/i;
 
 /**
  * Words that make a sentence a statement of this job's pay ("the pay range for this position is",
@@ -119,6 +119,9 @@ function sentenceAround(line: string, start: number, end: number): string {
   const stop = rest.search(/[.!?]\s+(?=[A-Z(])/);
   return line.slice(from, stop >= 0 ? end + stop : line.length);
 }
+
+/** A list item as the description text writes it (`* `, `- `, `• `, `1. `). */
+const LIST_ITEM = /^(?:[*•·▪◦‣–-]|\d{1,2}[.)])\s/;
 
 const BIG_UNIT = /^\s?(?:m\b|mm\b|mn\b|b\b|bn\b|million|billion|trillion|t\b|mio|mrd|milliard)/i;
 
@@ -412,7 +415,9 @@ export function parseSalaryFromText(text: string | undefined, ctx: SalaryTextCon
       }
     }
     // A heading ("Salary ranges (United States):") covers every amount line under it.
-    if (!(QUICK.test(line) && /\d/.test(line))) heading = trimmed.length <= 60 && PAY_WORD.test(trimmed) ? trimmed : '';
+    // A list item is not a heading: "* Paid family leave: 16 weeks" in a benefits list says "paid"
+    // about leave, and the "$500/month for dependent health insurance" item under it is no salary.
+    if (!(QUICK.test(line) && /\d/.test(line))) heading = trimmed.length <= 60 && !LIST_ITEM.test(trimmed) && PAY_WORD.test(trimmed) ? trimmed : '';
   }
   // A figure stated in a pay sentence outranks figures that only stand near a pay word (issue #15
   // class 1: the pay range is the salary even when a footer names other money "per month").

@@ -6,9 +6,9 @@ import { SingleBar, Presets } from 'cli-progress';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { CareerSiteConfig, FetchConfig, SourceBaseUrls } from '../config/config.ts';
-import { loadFxRates } from '../enrich/fx.ts';
 import { createConnectors } from '../ingest/connectors/registry.ts';
 import { createFetcher } from '../ingest/fetcher.ts';
+import { currentFxRates } from '../ingest/fx-refresh.ts';
 import { crawlTargets, type CrawlReport } from '../ingest/pipeline.ts';
 import { createPostingProbe } from '../ingest/posting-probe.ts';
 import type { AbsencePolicy } from '../domain/lifecycle.ts';
@@ -77,7 +77,11 @@ function summarize(reports: CrawlReport[], seconds: number): ImportSummary {
   return summary;
 }
 
-/** Crawl `targets` and report progress. Failed targets are logged and counted; they change nothing. */
+/**
+ * Crawl `targets` and report progress. Failed targets are logged and counted; they change nothing.
+ * Salaries are converted with the newest stored ECB rates (`fx_rates`, issue #15 class 5), the bundled
+ * history for any currency never fetched.
+ */
 export async function runImport(
   db: Kysely<DB>,
   log: Logger,
@@ -91,7 +95,8 @@ export async function runImport(
     db,
     connectors: createConnectors(sources.baseUrls, lifecycle.careerSite),
     fetcher,
-    fx: loadFxRates(),
+    // The rates the worker's scheduled ECB fetch stored (fx_rates), the bundled history where none are.
+    fx: await currentFxRates(db),
     log: log.child({ component: 'ingest' }).child({}, { level: 'warn' }),
     absence: lifecycle.absence,
     probe: lifecycle.probeLimit > 0 ? createPostingProbe(fetcher, { rewrite: sources.pageUrl }) : undefined,

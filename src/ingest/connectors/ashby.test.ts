@@ -111,7 +111,7 @@ describe('Ashby connector on the recorded boards', () => {
   it('maps an hourly salary: Synergy Pet Group 5215ce77 (USD 24-27 per hour, remote), board with spaces', async () => {
     const posting = await find('Synergy Pet Group', '5215ce77-2c51-4dab-91cd-d770ec93d60c');
     expect(posting.salary).toEqual({ min: 24, max: 27, currency: 'USD', period: 'hourly' });
-    expect(posting.remoteFlag).toBe('remote');
+    expect(posting.remoteFlag).toBe('remote_or_hybrid');
     expect(posting.location).toBe('United States | Remote');
     expect(posting.locations).toEqual([{ text: 'United States | Remote', country: 'United States' }]);
     expect(posting.company).toEqual({ name: 'Synergy Pet Group' });
@@ -134,7 +134,7 @@ describe('Ashby connector on the recorded boards', () => {
 
   it('maps isRemote true with secondary locations that have a country only: kraken.com 30006926', async () => {
     const posting = await find('kraken.com', '30006926-db56-430d-bee5-86dca5d68539');
-    expect(posting.remoteFlag).toBe('remote');
+    expect(posting.remoteFlag).toBe('remote_or_hybrid');
     expect(posting.locations).toEqual([
       { text: 'United Kingdom', country: 'United Kingdom', region: 'United Kingdom', city: 'London' },
       { text: 'Europe', country: 'European Union' },

@@ -12,7 +12,7 @@
  * | `location` | `location`, and `locations[0].text` |
  * | `address.postalAddress` {addressCountry, addressRegion, addressLocality} | `locations[0]` country, region, city |
  * | `secondaryLocations[]` {location, address.postalAddress} | `locations[1..]` |
- * | `isRemote` true / false / null | `remoteFlag` 'remote' / 'not_remote' (not fully remote: hybrid or on-site) / absent |
+ * | `isRemote` true / false / null | `remoteFlag` 'remote_or_hybrid' (not on-site: Ashby sets it on hybrid postings too) / 'not_remote' (not fully remote: hybrid or on-site) / absent |
  * | `employmentType` (FullTime, PartTime, Contract, Intern, Temporary) | `employmentType`, raw |
  * | `publishedAt` | `postedAt` (as a UTC instant) |
  * | `descriptionHtml`, `descriptionPlain` | `descriptionHtml`, `descriptionText` |
@@ -97,7 +97,7 @@ export function mapAshbyJob(job: unknown, target: CrawlTarget): SourcePosting | 
     company: companyOf(target),
     location: text(job['location']),
     locations,
-    remoteFlag: job['isRemote'] === true ? 'remote' : job['isRemote'] === false ? 'not_remote' : undefined,
+    remoteFlag: job['isRemote'] === true ? 'remote_or_hybrid' : job['isRemote'] === false ? 'not_remote' : undefined,
     employmentType: text(job['employmentType']),
     postedAt: isoInstant(job['publishedAt']),
     descriptionHtml: text(job['descriptionHtml']),

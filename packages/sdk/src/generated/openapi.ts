@@ -792,9 +792,20 @@ export interface components {
         };
     };
     responses: never;
-    parameters: never;
+    parameters: {
+        /**
+         * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+         * @example "3q2-7wQm1h0QeB9cP9mXbA"
+         */
+        IfNoneMatch: string;
+    };
     requestBodies: never;
     headers: {
+        /**
+         * @description Validator of this response (RFC 9110 §8.8.3). Send it back in If-None-Match to get 304 Not Modified when nothing changed. Weak (`W/`) on reports and vocabularies, whose `age_seconds` changes while their content does not.
+         * @example "3q2-7wQm1h0QeB9cP9mXbA"
+         */
+        ETag: string;
         /** @description Requests allowed in the window that is closest to running out: this minute, or today (UTC) once fewer remain today. */
         "X-RateLimit-Limit": number;
         /** @description Requests left in that window. */
@@ -809,6 +820,16 @@ export interface components {
         "X-RateLimit-Records-Remaining": number | "unlimited";
         /** @description Only on a country-locked key: the one country it sees. */
         "X-SVC-Country-Lock": string;
+        /**
+         * @description The key's request quotas (IETF draft-ietf-httpapi-ratelimit-headers, a Structured Field List): `"minute";q=<requests>;w=60, "day";q=<requests>;w=86400`.
+         * @example "minute";q=120;w=60, "day";q=2000;w=86400
+         */
+        "RateLimit-Policy": string;
+        /**
+         * @description Requests left (`r`) and seconds until reset (`t`) in each window of RateLimit-Policy: `"minute";r=<n>;t=<s>, "day";r=<n>;t=<s>`.
+         * @example "minute";r=119;t=42, "day";r=1999;t=50000
+         */
+        RateLimit: string;
         /**
          * @description Query parameter names this operation does not declare and ignored, comma-separated, in the order sent (percent-encoded when not plain ASCII). Never an error.
          * @example contry
@@ -912,7 +933,13 @@ export interface operations {
     getStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -921,6 +948,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -954,6 +982,16 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Default Response */
             429: {
@@ -1078,7 +1116,13 @@ export interface operations {
     getAiPrompt: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1087,6 +1131,7 @@ export interface operations {
             /** @description A plain-text brief for a developer or an AI assistant. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1094,6 +1139,16 @@ export interface operations {
                 content: {
                     "text/plain": string;
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Default Response */
             429: {
@@ -1218,7 +1273,13 @@ export interface operations {
     getOpenApiJson: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1227,6 +1288,7 @@ export interface operations {
             /** @description The OpenAPI 3.1 document. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -1234,6 +1296,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1243,13 +1307,38 @@ export interface operations {
                         [key: string]: unknown;
                     };
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
+                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
+                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
+                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
     getOpenApiYaml: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1258,6 +1347,7 @@ export interface operations {
             /** @description The OpenAPI 3.1 document. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -1265,6 +1355,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1273,12 +1365,37 @@ export interface operations {
                     "application/yaml": string;
                 };
             };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
+                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
+                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
+                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     getPublicOpenApiJson: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1287,6 +1404,7 @@ export interface operations {
             /** @description The OpenAPI 3.1 document. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1297,12 +1415,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     getPublicOpenApiYaml: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1311,6 +1445,7 @@ export interface operations {
             /** @description The OpenAPI 3.1 document. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1318,6 +1453,16 @@ export interface operations {
                 content: {
                     "application/yaml": string;
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -1508,6 +1653,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1541,6 +1688,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1626,6 +1775,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1672,6 +1823,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1719,6 +1872,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1765,6 +1920,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1811,6 +1968,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1877,6 +2036,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1899,6 +2060,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1984,6 +2147,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2030,6 +2195,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2076,6 +2243,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2123,6 +2292,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2169,6 +2340,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2215,6 +2388,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2272,6 +2447,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2365,6 +2542,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2411,6 +2590,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2457,6 +2638,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2557,6 +2740,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2584,6 +2769,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2669,6 +2856,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2715,6 +2904,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2762,6 +2953,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2808,6 +3001,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2854,6 +3049,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2914,6 +3111,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2938,6 +3137,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2954,6 +3155,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3039,6 +3242,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3085,6 +3290,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3132,6 +3339,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3178,6 +3387,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3224,6 +3435,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3437,6 +3650,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3585,6 +3800,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3670,6 +3887,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3718,6 +3937,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3764,6 +3985,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3811,6 +4034,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3857,6 +4082,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3903,6 +4130,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3944,7 +4173,13 @@ export interface operations {
     getFreshness: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3953,6 +4188,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -3960,6 +4196,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4083,6 +4321,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
+                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
+                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
+                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Default Response */
             401: {
                 headers: {
@@ -4133,6 +4390,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4179,6 +4438,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4225,6 +4486,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4277,7 +4540,13 @@ export interface operations {
                  */
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4286,6 +4555,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4293,6 +4563,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4324,6 +4596,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
+                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
+                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
+                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Default Response */
             400: {
                 headers: {
@@ -4334,6 +4625,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4419,6 +4712,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4465,6 +4760,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4511,6 +4808,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4558,6 +4857,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4604,6 +4905,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4650,6 +4953,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4702,7 +5007,13 @@ export interface operations {
                  */
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4711,6 +5022,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4718,6 +5030,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4742,6 +5056,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
+                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
+                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
+                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Default Response */
             400: {
                 headers: {
@@ -4752,6 +5085,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4837,6 +5172,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4883,6 +5220,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4929,6 +5268,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4976,6 +5317,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5022,6 +5365,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5068,6 +5413,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5277,7 +5624,13 @@ export interface operations {
                  */
                 closed_reason?: ("expired_upstream" | "not_seen" | "deadline_passed" | "employer_closed")[];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5286,6 +5639,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5293,6 +5647,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5316,6 +5672,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
+                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
+                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
+                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Default Response */
             400: {
                 headers: {
@@ -5326,6 +5701,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5411,6 +5788,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5457,6 +5836,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5504,6 +5885,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5550,6 +5933,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5596,6 +5981,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5637,7 +6024,13 @@ export interface operations {
     getFacets: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5646,6 +6039,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5653,6 +6047,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5706,6 +6102,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
+                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
+                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
+                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Default Response */
             401: {
                 headers: {
@@ -5756,6 +6171,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5802,6 +6219,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5848,6 +6267,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5889,7 +6310,13 @@ export interface operations {
     getProviders: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5898,6 +6325,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5905,6 +6333,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5924,6 +6354,25 @@ export interface operations {
                         refresh_seconds: number;
                     };
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
+                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
+                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
+                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Default Response */
             401: {
@@ -5975,6 +6424,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -6021,6 +6472,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -6067,6 +6520,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -6276,7 +6731,13 @@ export interface operations {
                 /** @description Not available without a key: 402 key_required_to_page. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6285,6 +6746,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -6307,6 +6769,16 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Default Response */
             400: {
@@ -6587,7 +7059,13 @@ export interface operations {
     getPublicJob: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Job uuid or slug. */
                 id: string;
@@ -6599,6 +7077,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -6610,6 +7089,16 @@ export interface operations {
                         description: string | null;
                     };
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Default Response */
             400: {
@@ -6812,7 +7301,13 @@ export interface operations {
     listPlans: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6821,6 +7316,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -6849,6 +7345,16 @@ export interface operations {
                         }[];
                     };
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Default Response */
             429: {
@@ -7013,7 +7519,13 @@ export interface operations {
                 /** @description Not available without a key: 402 key_required_to_page. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7022,6 +7534,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -7038,6 +7551,16 @@ export interface operations {
                         next_cursor: string | null;
                     };
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Default Response */
             400: {
@@ -7279,7 +7802,13 @@ export interface operations {
     getPublicCompany: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Company slug (any case). */
                 slug: string;
@@ -7291,6 +7820,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -7308,6 +7838,16 @@ export interface operations {
                     Location?: string;
                     /** @description no-store */
                     "Cache-Control"?: string;
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -7515,7 +8055,13 @@ export interface operations {
     getPublicFreshness: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7524,6 +8070,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -7646,6 +8193,16 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Default Response */
             429: {
@@ -7770,7 +8327,13 @@ export interface operations {
     getCoverage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7779,6 +8342,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -7896,6 +8460,16 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Default Response */
             429: {
@@ -8020,7 +8594,13 @@ export interface operations {
     getCoverageCountries: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8029,6 +8609,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -8061,6 +8642,16 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Default Response */
             429: {
@@ -8185,7 +8776,13 @@ export interface operations {
     getCoverageEmployers: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8194,6 +8791,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -8232,6 +8830,16 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Default Response */
             429: {
@@ -8356,7 +8964,13 @@ export interface operations {
     getStats: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8365,6 +8979,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -8409,6 +9024,16 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Default Response */
             429: {
@@ -8533,7 +9158,13 @@ export interface operations {
     getPublicFacets: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8542,6 +9173,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -8594,6 +9226,16 @@ export interface operations {
                         refresh_seconds: number;
                     };
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Default Response */
             429: {
@@ -8718,7 +9360,13 @@ export interface operations {
     getPublicProviders: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8727,6 +9375,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -8746,6 +9395,16 @@ export interface operations {
                         refresh_seconds: number;
                     };
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Default Response */
             429: {

@@ -634,6 +634,11 @@ export interface components {
             company_slug: string;
             /** @description URL. */
             company_logo?: string;
+            /**
+             * @description The employer's registrable domain: the stable company key (the company_domain filter matches it). Omitted when unknown.
+             * @example anthropic.com
+             */
+            company_domain?: string;
             /** @description One of the category families; always inferred from the title. */
             category?: string;
             /** @description Null, or >= 0.6. */
@@ -641,6 +646,11 @@ export interface components {
             /** @description ISO-3166 alpha-2; left out when ambiguous. */
             country?: string;
             city?: string;
+            /**
+             * @description Two-letter US state code, the value the state filter matches; only on US rows whose location names exactly one state.
+             * @example CA
+             */
+            state?: string;
             /** @description Original free text. */
             location?: string;
             /** @enum {string} */
@@ -676,6 +686,11 @@ export interface components {
              * @description When the vacancy was proved dead upstream.
              */
             upstream_expired_at?: string;
+            /**
+             * Format: date-time
+             * @description The closing date the source stated (an ATS field or the posting's JSON-LD validThrough); never estimated. After it the ledger closes the row as expired_upstream.
+             */
+            expires_at?: string;
             /** @description The employer's own application page. */
             apply_url?: string;
             /** @description Provider id; see /public/providers. */
@@ -701,27 +716,7 @@ export interface components {
             salary_min_annual_eur: number | null;
             /** @description salary_max converted to EUR per year by the same rule and rates as salary_min_annual_eur; null when salary_max, the period or the currency is unknown. Never guessed. */
             salary_max_annual_eur: number | null;
-            /** @description Provenance of nine fields: published (carried by the source), inferred (derived by the service) or absent. */
-            field_sources: {
-                /** @enum {string} */
-                remote: "published" | "inferred" | "absent";
-                /** @enum {string} */
-                employment_type: "published" | "inferred" | "absent";
-                /** @enum {string} */
-                category: "published" | "inferred" | "absent";
-                /** @enum {string} */
-                seniority: "published" | "inferred" | "absent";
-                /** @enum {string} */
-                salary: "published" | "inferred" | "absent";
-                /** @enum {string} */
-                location: "published" | "inferred" | "absent";
-                /** @enum {string} */
-                posted_at: "published" | "inferred" | "absent";
-                /** @enum {string} */
-                description: "published" | "inferred" | "absent";
-                /** @enum {string} */
-                source_type: "published" | "inferred" | "absent";
-            };
+            field_sources: components["schemas"]["FieldSources"];
             attribution?: string;
             canonical_url?: string;
             /** @description Only with quality=all: the quality gate verdict. */
@@ -730,6 +725,33 @@ export interface components {
             quality_rule_id?: string;
             /** @description Only with quality=all: the host the rule matched. */
             quality_matched_host?: string;
+        };
+        /** @description Provenance of the spec's nine fields, plus company_domain, state and expires_at: published (carried by the source), inferred (derived by the service) or absent. company_domain is inferred when known (the service's employer identity, not a posting field); state follows location; expires_at is published when the source stated a closing date. */
+        FieldSources: {
+            /** @enum {string} */
+            remote: "published" | "inferred" | "absent";
+            /** @enum {string} */
+            employment_type: "published" | "inferred" | "absent";
+            /** @enum {string} */
+            category: "published" | "inferred" | "absent";
+            /** @enum {string} */
+            seniority: "published" | "inferred" | "absent";
+            /** @enum {string} */
+            salary: "published" | "inferred" | "absent";
+            /** @enum {string} */
+            location: "published" | "inferred" | "absent";
+            /** @enum {string} */
+            posted_at: "published" | "inferred" | "absent";
+            /** @enum {string} */
+            description: "published" | "inferred" | "absent";
+            /** @enum {string} */
+            source_type: "published" | "inferred" | "absent";
+            /** @enum {string} */
+            company_domain: "published" | "inferred" | "absent";
+            /** @enum {string} */
+            state: "published" | "inferred" | "absent";
+            /** @enum {string} */
+            expires_at: "published" | "inferred" | "absent";
         };
         /** @description An employer with at least one retrievable row, or (include_discovered) evidence of hiring. */
         Company: {
@@ -3672,6 +3694,11 @@ export interface operations {
                         company_slug: string;
                         /** @description URL. */
                         company_logo?: string;
+                        /**
+                         * @description The employer's registrable domain: the stable company key (the company_domain filter matches it). Omitted when unknown.
+                         * @example anthropic.com
+                         */
+                        company_domain?: string;
                         /** @description One of the category families; always inferred from the title. */
                         category?: string;
                         /** @description Null, or >= 0.6. */
@@ -3679,6 +3706,11 @@ export interface operations {
                         /** @description ISO-3166 alpha-2; left out when ambiguous. */
                         country?: string;
                         city?: string;
+                        /**
+                         * @description Two-letter US state code, the value the state filter matches; only on US rows whose location names exactly one state.
+                         * @example CA
+                         */
+                        state?: string;
                         /** @description Original free text. */
                         location?: string;
                         /** @enum {string} */
@@ -3714,6 +3746,11 @@ export interface operations {
                          * @description When the vacancy was proved dead upstream.
                          */
                         upstream_expired_at?: string;
+                        /**
+                         * Format: date-time
+                         * @description The closing date the source stated (an ATS field or the posting's JSON-LD validThrough); never estimated. After it the ledger closes the row as expired_upstream.
+                         */
+                        expires_at?: string;
                         /** @description The employer's own application page. */
                         apply_url?: string;
                         /** @description Provider id; see /public/providers. */
@@ -3739,7 +3776,7 @@ export interface operations {
                         salary_min_annual_eur: number | null;
                         /** @description salary_max converted to EUR per year by the same rule and rates as salary_min_annual_eur; null when salary_max, the period or the currency is unknown. Never guessed. */
                         salary_max_annual_eur: number | null;
-                        /** @description Provenance of nine fields: published (carried by the source), inferred (derived by the service) or absent. */
+                        /** @description Provenance of the spec's nine fields, plus company_domain, state and expires_at: published (carried by the source), inferred (derived by the service) or absent. company_domain is inferred when known (the service's employer identity, not a posting field); state follows location; expires_at is published when the source stated a closing date. */
                         field_sources: {
                             /** @enum {string} */
                             remote: "published" | "inferred" | "absent";
@@ -3759,6 +3796,12 @@ export interface operations {
                             description: "published" | "inferred" | "absent";
                             /** @enum {string} */
                             source_type: "published" | "inferred" | "absent";
+                            /** @enum {string} */
+                            company_domain: "published" | "inferred" | "absent";
+                            /** @enum {string} */
+                            state: "published" | "inferred" | "absent";
+                            /** @enum {string} */
+                            expires_at: "published" | "inferred" | "absent";
                         };
                         attribution?: string;
                         canonical_url?: string;

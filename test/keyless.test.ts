@@ -43,7 +43,7 @@ describe('the keyless mirror', () => {
       expect(res.headers['cache-control']).toBe('no-store');
       // A browser page can read the refusal and when to retry.
       expect(res.headers['access-control-allow-origin']).toBe('*');
-      expect(res.headers['access-control-expose-headers']).toBe('Retry-After, X-Ignored-Params, X-Ignored-Params-Did-You-Mean');
+      expect(res.headers['access-control-expose-headers']).toBe('Retry-After, ETag, X-Ignored-Params, X-Ignored-Params-Did-You-Mean');
     }
     // Another address has its own budget.
     expect((await call(direct, { remoteAddress: '198.51.100.11' })).statusCode).toBe(200);

@@ -50,6 +50,52 @@ describe('compatibility with the original service\'s clients', () => {
   });
 });
 
+describe('the fields the original clients read: company_domain, state, expires_at', () => {
+  const get = (url: string) => ctx.app.inject({ method: 'GET', url, headers: bearer(growth) });
+  type Row = { id: string; company_domain?: string; state?: string; country?: string; expires_at?: string; field_sources: Record<string, string> };
+
+  it('serves company_domain as the key its filter matches, with inferred provenance', async () => {
+    const rows = (await get('/v1/jobs?limit=100')).json().data as Row[];
+    const withDomain = rows.find((r) => r.company_domain);
+    expect(withDomain).toBeDefined();
+    expect(withDomain!.company_domain).toMatch(/^[a-z0-9.-]+\.[a-z]{2,}$/);
+    expect(withDomain!.field_sources.company_domain).toBe('inferred');
+    const matched = (await get(`/v1/jobs?limit=20&company_domain=${withDomain!.company_domain}`)).json().data as Row[];
+    expect(matched.length).toBeGreaterThan(0);
+    expect(matched.every((r) => r.company_domain === withDomain!.company_domain)).toBe(true);
+    for (const r of rows) expect(r.field_sources.company_domain).toBe(r.company_domain ? 'inferred' : 'absent');
+  });
+
+  it('serves state only on US rows, the value the state filter matches, following location provenance', async () => {
+    const ca = (await get('/v1/jobs?limit=50&state=CA')).json().data as Row[];
+    expect(ca.length).toBeGreaterThan(0);
+    for (const r of ca) {
+      expect(r.state).toBe('CA');
+      expect(r.country).toBe('US');
+      expect(r.field_sources.state).toBe(r.field_sources.location === 'absent' ? 'inferred' : r.field_sources.location);
+    }
+    const de = (await get('/v1/jobs?limit=50&country=DE')).json().data as Row[];
+    expect(de.every((r) => r.state === undefined && r.field_sources.state === 'absent')).toBe(true);
+  });
+
+  it('serves expires_at exactly when the source stated a closing date, as published', async () => {
+    const stated = await servableWithClosing();
+    if (stated) {
+      const body = (await get(`/v1/jobs/${stated.id}`)).json();
+      expect(body.data.expires_at).toBe(stated.upstream_closes_at!.toISOString());
+      expect(body.data.field_sources.expires_at).toBe('published');
+    }
+    const unstated = await ctx.t.db.selectFrom('jobs').where('served', '=', true).where('upstream_closes_at', 'is', null).select('id').executeTakeFirstOrThrow();
+    const body = (await get(`/v1/jobs/${unstated.id}`)).json();
+    expect(body.data.expires_at).toBeUndefined();
+    expect(body.data.field_sources.expires_at).toBe('absent');
+  });
+
+  async function servableWithClosing() {
+    return ctx.t.db.selectFrom('jobs').where('served', '=', true).where('upstream_closes_at', 'is not', null).select(['id', 'upstream_closes_at']).executeTakeFirst();
+  }
+});
+
 describe('ignored query parameters', () => {
   const get = (url: string, headers: Record<string, string> = {}) => ctx.app.inject({ method: 'GET', url, headers });
 

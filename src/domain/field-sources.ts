@@ -20,3 +20,18 @@ export const FIELD_SOURCE_KEYS = [
 export type FieldSourceKey = (typeof FIELD_SOURCE_KEYS)[number];
 
 export type FieldSources = Record<FieldSourceKey, Provenance>;
+
+/**
+ * Provenance of the three fields the original service's clients read (issue 19, compatibility),
+ * added to `field_sources` when a row is served (never stored: each follows from the row):
+ * - `company_domain`: `inferred` when known (the employer's registrable domain is the service's identity
+ *   key, from the crawl target or the careers site, not a field of the posting), else `absent`;
+ * - `state`: the provenance of `location` when the row has a state (it is read from the same location
+ *   text or structured address as country and city), else `absent`;
+ * - `expires_at`: `published` when the source stated a closing date (ATS field or JSON-LD
+ *   `validThrough`), else `absent`: the service never estimates one.
+ */
+export const SERVED_FIELD_SOURCE_KEYS = ['company_domain', 'state', 'expires_at'] as const;
+export type ServedFieldSourceKey = (typeof SERVED_FIELD_SOURCE_KEYS)[number];
+/** `field_sources` as served: the nine stored keys and the three of {@link SERVED_FIELD_SOURCE_KEYS}. */
+export type ServedFieldSources = FieldSources & Record<ServedFieldSourceKey, Provenance>;

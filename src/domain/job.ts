@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from 'typebox';
-import { FIELD_SOURCE_KEYS, PROVENANCE } from './field-sources.ts';
+import { FIELD_SOURCE_KEYS, PROVENANCE, SERVED_FIELD_SOURCE_KEYS } from './field-sources.ts';
 import { REQUIRABLE_FIELDS } from './listing-filter.ts';
 import {
   CLOSED_REASONS,
@@ -21,13 +21,21 @@ function Nullable<T extends TSchema>(schema: T, description: string) {
 
 const Timestamp = (description: string) => Type.String({ format: 'date-time', description });
 
-/** All nine provenance keys, always present (spec: Resources › FieldSources). */
+/**
+ * The spec's nine provenance keys, always present (spec: Resources › FieldSources), and the three of
+ * the fields added for the original service's clients (`company_domain`, `state`, `expires_at`; issue
+ * 19), also always present on a served row.
+ */
 export const FieldSourcesSchema = Type.Object(
-  Object.fromEntries(FIELD_SOURCE_KEYS.map((k) => [k, StringEnum(PROVENANCE)])) as Record<
-    (typeof FIELD_SOURCE_KEYS)[number],
+  Object.fromEntries([...FIELD_SOURCE_KEYS, ...SERVED_FIELD_SOURCE_KEYS].map((k) => [k, StringEnum(PROVENANCE)])) as Record<
+    (typeof FIELD_SOURCE_KEYS)[number] | (typeof SERVED_FIELD_SOURCE_KEYS)[number],
     ReturnType<typeof StringEnum<typeof PROVENANCE>>
   >,
-  { description: 'Provenance of nine fields: published (carried by the source), inferred (derived by the service) or absent.' },
+  {
+    $id: 'FieldSources',
+    description:
+      'Provenance of the spec\'s nine fields, plus company_domain, state and expires_at: published (carried by the source), inferred (derived by the service) or absent. company_domain is inferred when known (the service\'s employer identity, not a posting field); state follows location; expires_at is published when the source stated a closing date.',
+  },
 );
 
 /**
@@ -43,10 +51,16 @@ export const JobSchema = Type.Object(
     company: Type.String({ description: 'Display name.' }),
     company_slug: Type.String({ description: 'Not guaranteed stable over time; prefer company_domain as a key.' }),
     company_logo: Type.Optional(Type.String({ description: 'URL.' })),
+    company_domain: Type.Optional(
+      Type.String({ description: "The employer's registrable domain: the stable company key (the company_domain filter matches it). Omitted when unknown.", examples: ['anthropic.com'] }),
+    ),
     category: Type.Optional(Type.String({ description: 'One of the category families; always inferred from the title.' })),
     category_confidence: Nullable(Type.Number({ minimum: 0.6, maximum: 1 }), 'Null, or >= 0.6.'),
     country: Type.Optional(Type.String({ minLength: 2, maxLength: 2, description: 'ISO-3166 alpha-2; left out when ambiguous.' })),
     city: Type.Optional(Type.String()),
+    state: Type.Optional(
+      Type.String({ pattern: '^[A-Z]{2}$', description: 'Two-letter US state code, the value the state filter matches; only on US rows whose location names exactly one state.', examples: ['CA'] }),
+    ),
     location: Type.Optional(Type.String({ description: 'Original free text.' })),
     remote: Type.Optional(StringEnum(REMOTE_VALUES)),
     remote_inferred: Type.Boolean({ description: 'True when the service derived `remote` rather than read it from the source.' }),
@@ -59,6 +73,7 @@ export const JobSchema = Type.Object(
     closed_at: Nullable(Timestamp('When the ledger closed the row.'), 'Null on live rows.'),
     closed_reason: Nullable(StringEnum(CLOSED_REASONS), 'Null on live rows.'),
     upstream_expired_at: Type.Optional(Timestamp('When the vacancy was proved dead upstream.')),
+    expires_at: Type.Optional(Timestamp("The closing date the source stated (an ATS field or the posting's JSON-LD validThrough); never estimated. After it the ledger closes the row as expired_upstream.")),
     apply_url: Type.Optional(Type.String({ description: "The employer's own application page." })),
     source: Type.String({ description: 'Provider id; see /public/providers.' }),
     source_type: StringEnum(SOURCE_TYPES),

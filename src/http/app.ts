@@ -16,6 +16,7 @@ import { Billing } from '../billing/billing.ts';
 import type { DB } from '../store/schema.ts';
 import { cachedProviderIds, facetSnapshot, type AppContext } from './context.ts';
 import { clientErrorHandler, errorHandler, frameworkErrorHandler, MAX_HEADER_BYTES, MAX_PARAM_LENGTH, sendApiError } from './errors.ts';
+import { documentConditionalRequests, installConditionalRequests } from './conditional.ts';
 import { documentBudgetHeaders } from './openapi-headers.ts';
 import { requireApiKey } from './plugins/auth.ts';
 import { installKeyedAccess } from './plugins/keyed-access.ts';
@@ -192,7 +193,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   await app.register(swagger, {
-    transformObject: (document) => ('openapiObject' in document ? documentCommaLists(documentBudgetHeaders(document.openapiObject)) : document.swaggerObject),
+    transformObject: (document) => ('openapiObject' in document ? documentCommaLists(documentBudgetHeaders(documentConditionalRequests(document.openapiObject))) : document.swaggerObject),
     openapi: {
       openapi: '3.1.0',
       info: {
@@ -229,7 +230,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       const preflight = request.method !== 'OPTIONS' || (request.headers.origin !== undefined && request.headers['access-control-request-method'] !== undefined);
       const open = (request.url ?? '').startsWith('/public/') && preflight;
       // Browsers may read Retry-After of a keyless 429 (not a CORS-safelisted header).
-      callback(null, { origin: open ? '*' : false, methods: ['GET', 'HEAD', 'OPTIONS'], exposedHeaders: open ? ['Retry-After', IGNORED_PARAMS_HEADER, DID_YOU_MEAN_HEADER] : undefined });
+      callback(null, { origin: open ? '*' : false, methods: ['GET', 'HEAD', 'OPTIONS'], exposedHeaders: open ? ['Retry-After', 'ETag', IGNORED_PARAMS_HEADER, DID_YOU_MEAN_HEADER] : undefined });
     },
   });
   // Keyless limit and Cache-Control apply by path, to every /public route whoever registers it. After
@@ -237,6 +238,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Unknown query names are named in X-Ignored-Params (issue 19), on every data API response.
   installIgnoredParams(app);
   installKeylessAccess(app, new KeylessLimiter(counters.kind === 'redis' ? counters : { kind: 'memory' }, options.keylessBurst));
+  // ETag and 304 on the keyless routes, reports, contract and empty feed pages (issue 19): after the
+  // keyless hooks, so a 304 keeps the Cache-Control of its 200.
+  installConditionalRequests(app);
 
   await app.register(systemRoutes(ctx, contractVersion));
   await app.register(

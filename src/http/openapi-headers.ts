@@ -7,6 +7,8 @@
  * `plugins/ignored-params.ts`).
  */
 
+import { RATE_LIMIT_FIELD_HEADERS } from './rate-limit-fields.ts';
+
 type Json = Record<string, unknown>;
 
 const integer = { type: 'integer', minimum: 0 };
@@ -21,6 +23,7 @@ export const BUDGET_HEADERS: Readonly<Record<string, Json>> = {
   'X-RateLimit-Records-Used': { description: 'Records used this month, including those of requests still in flight.', schema: integer },
   'X-RateLimit-Records-Remaining': { description: 'Records left this month; `unlimited` for a country-locked key. 0 announces the next metered request will be a 402.', schema: countOrUnlimited },
   'X-SVC-Country-Lock': { description: 'Only on a country-locked key: the one country it sees.', schema: { type: 'string', pattern: '^[A-Z]{2}$' } },
+  ...RATE_LIMIT_FIELD_HEADERS,
 };
 
 /** Set by `plugins/ignored-params.ts` on any data API response whose query held undeclared names. */

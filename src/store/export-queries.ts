@@ -39,7 +39,7 @@ export async function exportBatch(
     .selectFrom('jobs as j')
     .innerJoin('companies as c', 'c.id', 'j.company_id')
     .select(page.includeDescription ? JOB_COLUMNS : WITHOUT_DESCRIPTION)
-    .select(['c.slug as company_slug', 'c.logo_url as company_logo', sql<string>`j.sort_key::text`.as('sort_key_text')])
+    .select(['c.slug as company_slug', 'c.logo_url as company_logo', 'c.domain as company_domain', sql<string>`j.sort_key::text`.as('sort_key_text')])
     .where((eb) => statusCondition(eb, status))
     .where((eb) => eb.and(filterConditions(eb, filter)));
   if (page.after) query = query.where('j.id', '>', page.after);

@@ -85,7 +85,7 @@ export async function readChanges(
     .innerJoin('companies as c', 'c.id', 'j.company_id')
     .select(['e.change', 'e.job_id', stampText('e.published_at').as('changed_at')])
     .select(options.includeDescription ? JOB_COLUMNS : COLUMNS_WITHOUT_DESCRIPTION)
-    .select(['c.slug as company_slug', 'c.logo_url as company_logo', sql<string>`j.sort_key::text`.as('sort_key_text')])
+    .select(['c.slug as company_slug', 'c.logo_url as company_logo', 'c.domain as company_domain', sql<string>`j.sort_key::text`.as('sort_key_text')])
     .orderBy('e.published_at')
     .orderBy('e.job_id')
     .limit(limit)
@@ -148,7 +148,7 @@ export async function listClosedJobs(
     .selectFrom('jobs as j')
     .innerJoin('companies as c', 'c.id', 'j.company_id')
     .select(page.includeDescription ? JOB_COLUMNS : COLUMNS_WITHOUT_DESCRIPTION)
-    .select(['c.slug as company_slug', 'c.logo_url as company_logo', sql<string>`j.sort_key::text`.as('sort_key_text'), stampText('j.closed_at').as('closed_at_text')])
+    .select(['c.slug as company_slug', 'c.logo_url as company_logo', 'c.domain as company_domain', sql<string>`j.sort_key::text`.as('sort_key_text'), stampText('j.closed_at').as('closed_at_text')])
     .where(CLOSED_SERVED)
     .where((eb) => {
       const where: Expression<SqlBool>[] = filterConditions(eb, filter);

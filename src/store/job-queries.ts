@@ -15,6 +15,8 @@ import type { DB, JobRow } from './schema.ts';
 export type JobViewRow = Omit<JobRow, 'title_tsv' | 'search_tsv' | 'description_tsv' | 'description_text'> & {
   company_slug: string;
   company_logo: string | null;
+  /** The company's registrable domain (companies.domain), served as company_domain (issue 19). */
+  company_domain: string | null;
   sort_key_text: string;
 };
 
@@ -293,7 +295,7 @@ function selectPage<QB extends SelectQueryBuilder<DB & { j: DB['jobs'] } & { c: 
     .select(LIST_COLUMNS)
     // Descriptions are the bulk of a row; they are read only when the page will carry them.
     .select(page.includeDescription ? sql<string | null>`j.description_html`.as('description_html') : sql<null>`null::text`.as('description_html'))
-    .select(['c.slug as company_slug', 'c.logo_url as company_logo', sql<string>`j.sort_key::text`.as('sort_key_text')]);
+    .select(['c.slug as company_slug', 'c.logo_url as company_logo', 'c.domain as company_domain', sql<string>`j.sort_key::text`.as('sort_key_text')]);
 }
 
 /**
@@ -405,7 +407,7 @@ export async function findJob(db: Kysely<DB>, idOrSlug: string, options: { inclu
     .selectFrom('jobs as j')
     .innerJoin('companies as c', 'c.id', 'j.company_id')
     .select(JOB_COLUMNS)
-    .select(['c.slug as company_slug', 'c.logo_url as company_logo', sql<string>`j.sort_key::text`.as('sort_key_text')])
+    .select(['c.slug as company_slug', 'c.logo_url as company_logo', 'c.domain as company_domain', sql<string>`j.sort_key::text`.as('sort_key_text')])
     .where(UUID.test(key) ? 'j.id' : 'j.slug', '=', key)
     .where((eb) =>
       options.includeClosed

@@ -25,6 +25,7 @@ import { ApiError } from '../../domain/errors.ts';
 import { isConnectionFailure } from '../../store/database.ts';
 import type { DB } from '../../store/schema.ts';
 import { errorBody, toApiError } from '../errors.ts';
+import { setRateLimitFields } from '../rate-limit-fields.ts';
 
 /** The budgets of one keyed request. */
 export interface KeyedAccess {
@@ -67,6 +68,7 @@ function setBudgetHeaders(reply: FastifyReply, access: KeyedAccess, withRecords 
   reply.header('X-RateLimit-Limit', String(window.limit));
   reply.header('X-RateLimit-Remaining', String(window.remaining));
   reply.header('X-RateLimit-Reset', String(window.resetSeconds));
+  setRateLimitFields(reply, access.charge); // the IETF RateLimit fields, both windows (issue 19)
   if (!withRecords) return;
   const records = access.records.state();
   reply.header('X-RateLimit-Records-Limit', records.limit === null ? 'unlimited' : String(records.limit));

@@ -2,12 +2,24 @@
  * The served Job shape of a stored row (spec: Resources › Job, nullability table): every surface that
  * serves job rows (listings, single rows, the change feed, closures, the export) presents them here.
  */
-import type { FieldSources } from '../../domain/field-sources.ts';
+import type { FieldSources, Provenance, ServedFieldSources } from '../../domain/field-sources.ts';
 import type { Job, JobEnvelope } from '../../domain/job.ts';
 import type { JobViewRow } from '../../store/job-queries.ts';
 
 function iso(value: Date | null | undefined): string | undefined {
   return value ? value.toISOString() : undefined;
+}
+
+/** The stored nine provenance keys, and those of company_domain, state and expires_at (field-sources.ts). */
+function servedFieldSources(row: JobViewRow): ServedFieldSources {
+  const stored = row.field_sources as FieldSources;
+  const known = (value: unknown, provenance: Provenance): Provenance => (value === null || value === undefined || value === '' ? 'absent' : provenance);
+  return {
+    ...stored,
+    company_domain: known(row.company_domain, 'inferred'),
+    state: known(row.state, stored.location === 'absent' ? 'inferred' : stored.location),
+    expires_at: known(row.upstream_closes_at, 'published'),
+  };
 }
 
 /** Options of the served shape. */
@@ -40,10 +52,13 @@ export function toJob(row: JobViewRow, options: JobViewOptions): Job {
     has_description: row.has_description,
     salary_min_annual_eur: row.salary_min_annual_eur,
     salary_max_annual_eur: row.salary_max_annual_eur,
-    field_sources: row.field_sources as FieldSources,
+    field_sources: servedFieldSources(row),
   };
   const optional: Partial<Job> = {
     company_logo: row.company_logo ?? undefined,
+    company_domain: row.company_domain ?? undefined,
+    state: row.state ?? undefined,
+    expires_at: iso(row.upstream_closes_at),
     category: row.category ?? undefined,
     country: row.country ?? undefined,
     city: row.city ?? undefined,

@@ -634,6 +634,11 @@ export interface components {
             company_slug: string;
             /** @description URL. */
             company_logo?: string;
+            /**
+             * @description The employer's registrable domain: the stable company key (the company_domain filter matches it). Omitted when unknown.
+             * @example anthropic.com
+             */
+            company_domain?: string;
             /** @description One of the category families; always inferred from the title. */
             category?: string;
             /** @description Null, or >= 0.6. */
@@ -641,6 +646,11 @@ export interface components {
             /** @description ISO-3166 alpha-2; left out when ambiguous. */
             country?: string;
             city?: string;
+            /**
+             * @description Two-letter US state code, the value the state filter matches; only on US rows whose location names exactly one state.
+             * @example CA
+             */
+            state?: string;
             /** @description Original free text. */
             location?: string;
             /** @enum {string} */
@@ -676,6 +686,11 @@ export interface components {
              * @description When the vacancy was proved dead upstream.
              */
             upstream_expired_at?: string;
+            /**
+             * Format: date-time
+             * @description The closing date the source stated (an ATS field or the posting's JSON-LD validThrough); never estimated. After it the ledger closes the row as expired_upstream.
+             */
+            expires_at?: string;
             /** @description The employer's own application page. */
             apply_url?: string;
             /** @description Provider id; see /public/providers. */
@@ -701,27 +716,7 @@ export interface components {
             salary_min_annual_eur: number | null;
             /** @description salary_max converted to EUR per year by the same rule and rates as salary_min_annual_eur; null when salary_max, the period or the currency is unknown. Never guessed. */
             salary_max_annual_eur: number | null;
-            /** @description Provenance of nine fields: published (carried by the source), inferred (derived by the service) or absent. */
-            field_sources: {
-                /** @enum {string} */
-                remote: "published" | "inferred" | "absent";
-                /** @enum {string} */
-                employment_type: "published" | "inferred" | "absent";
-                /** @enum {string} */
-                category: "published" | "inferred" | "absent";
-                /** @enum {string} */
-                seniority: "published" | "inferred" | "absent";
-                /** @enum {string} */
-                salary: "published" | "inferred" | "absent";
-                /** @enum {string} */
-                location: "published" | "inferred" | "absent";
-                /** @enum {string} */
-                posted_at: "published" | "inferred" | "absent";
-                /** @enum {string} */
-                description: "published" | "inferred" | "absent";
-                /** @enum {string} */
-                source_type: "published" | "inferred" | "absent";
-            };
+            field_sources: components["schemas"]["FieldSources"];
             attribution?: string;
             canonical_url?: string;
             /** @description Only with quality=all: the quality gate verdict. */
@@ -730,6 +725,33 @@ export interface components {
             quality_rule_id?: string;
             /** @description Only with quality=all: the host the rule matched. */
             quality_matched_host?: string;
+        };
+        /** @description Provenance of the spec's nine fields, plus company_domain, state and expires_at: published (carried by the source), inferred (derived by the service) or absent. company_domain is inferred when known (the service's employer identity, not a posting field); state follows location; expires_at is published when the source stated a closing date. */
+        FieldSources: {
+            /** @enum {string} */
+            remote: "published" | "inferred" | "absent";
+            /** @enum {string} */
+            employment_type: "published" | "inferred" | "absent";
+            /** @enum {string} */
+            category: "published" | "inferred" | "absent";
+            /** @enum {string} */
+            seniority: "published" | "inferred" | "absent";
+            /** @enum {string} */
+            salary: "published" | "inferred" | "absent";
+            /** @enum {string} */
+            location: "published" | "inferred" | "absent";
+            /** @enum {string} */
+            posted_at: "published" | "inferred" | "absent";
+            /** @enum {string} */
+            description: "published" | "inferred" | "absent";
+            /** @enum {string} */
+            source_type: "published" | "inferred" | "absent";
+            /** @enum {string} */
+            company_domain: "published" | "inferred" | "absent";
+            /** @enum {string} */
+            state: "published" | "inferred" | "absent";
+            /** @enum {string} */
+            expires_at: "published" | "inferred" | "absent";
         };
         /** @description An employer with at least one retrievable row, or (include_discovered) evidence of hiring. */
         Company: {
@@ -792,9 +814,20 @@ export interface components {
         };
     };
     responses: never;
-    parameters: never;
+    parameters: {
+        /**
+         * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+         * @example "3q2-7wQm1h0QeB9cP9mXbA"
+         */
+        IfNoneMatch: string;
+    };
     requestBodies: never;
     headers: {
+        /**
+         * @description Validator of this response (RFC 9110 §8.8.3). Send it back in If-None-Match to get 304 Not Modified when nothing changed. Weak (`W/`) on reports and vocabularies, whose `age_seconds` changes while their content does not.
+         * @example "3q2-7wQm1h0QeB9cP9mXbA"
+         */
+        ETag: string;
         /** @description Requests allowed in the window that is closest to running out: this minute, or today (UTC) once fewer remain today. */
         "X-RateLimit-Limit": number;
         /** @description Requests left in that window. */
@@ -809,6 +842,16 @@ export interface components {
         "X-RateLimit-Records-Remaining": number | "unlimited";
         /** @description Only on a country-locked key: the one country it sees. */
         "X-SVC-Country-Lock": string;
+        /**
+         * @description The key's request quotas (IETF draft-ietf-httpapi-ratelimit-headers, a Structured Field List): `"minute";q=<requests>;w=60, "day";q=<requests>;w=86400`.
+         * @example "minute";q=120;w=60, "day";q=2000;w=86400
+         */
+        "RateLimit-Policy": string;
+        /**
+         * @description Requests left (`r`) and seconds until reset (`t`) in each window of RateLimit-Policy: `"minute";r=<n>;t=<s>, "day";r=<n>;t=<s>`.
+         * @example "minute";r=119;t=42, "day";r=1999;t=50000
+         */
+        RateLimit: string;
         /**
          * @description Query parameter names this operation does not declare and ignored, comma-separated, in the order sent (percent-encoded when not plain ASCII). Never an error.
          * @example contry
@@ -912,7 +955,13 @@ export interface operations {
     getStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -921,6 +970,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -954,6 +1004,16 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Default Response */
             429: {
@@ -1078,7 +1138,13 @@ export interface operations {
     getAiPrompt: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1087,6 +1153,7 @@ export interface operations {
             /** @description A plain-text brief for a developer or an AI assistant. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1094,6 +1161,16 @@ export interface operations {
                 content: {
                     "text/plain": string;
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Default Response */
             429: {
@@ -1218,7 +1295,13 @@ export interface operations {
     getOpenApiJson: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1227,6 +1310,7 @@ export interface operations {
             /** @description The OpenAPI 3.1 document. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -1234,6 +1318,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1243,13 +1329,38 @@ export interface operations {
                         [key: string]: unknown;
                     };
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
+                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
+                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
+                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
     getOpenApiYaml: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1258,6 +1369,7 @@ export interface operations {
             /** @description The OpenAPI 3.1 document. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -1265,6 +1377,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1273,12 +1387,37 @@ export interface operations {
                     "application/yaml": string;
                 };
             };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
+                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
+                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
+                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     getPublicOpenApiJson: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1287,6 +1426,7 @@ export interface operations {
             /** @description The OpenAPI 3.1 document. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1297,12 +1437,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
     getPublicOpenApiYaml: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1311,6 +1467,7 @@ export interface operations {
             /** @description The OpenAPI 3.1 document. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1318,6 +1475,16 @@ export interface operations {
                 content: {
                     "application/yaml": string;
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -1508,6 +1675,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1541,6 +1710,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1626,6 +1797,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1672,6 +1845,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1719,6 +1894,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1765,6 +1942,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1811,6 +1990,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1877,6 +2058,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1899,6 +2082,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1984,6 +2169,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2030,6 +2217,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2076,6 +2265,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2123,6 +2314,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2169,6 +2362,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2215,6 +2410,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2272,6 +2469,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2365,6 +2564,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2411,6 +2612,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2457,6 +2660,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2557,6 +2762,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2584,6 +2791,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2669,6 +2878,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2715,6 +2926,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2762,6 +2975,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2808,6 +3023,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2854,6 +3071,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2914,6 +3133,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2938,6 +3159,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2954,6 +3177,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3039,6 +3264,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3085,6 +3312,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3132,6 +3361,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3178,6 +3409,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3224,6 +3457,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3437,6 +3672,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3457,6 +3694,11 @@ export interface operations {
                         company_slug: string;
                         /** @description URL. */
                         company_logo?: string;
+                        /**
+                         * @description The employer's registrable domain: the stable company key (the company_domain filter matches it). Omitted when unknown.
+                         * @example anthropic.com
+                         */
+                        company_domain?: string;
                         /** @description One of the category families; always inferred from the title. */
                         category?: string;
                         /** @description Null, or >= 0.6. */
@@ -3464,6 +3706,11 @@ export interface operations {
                         /** @description ISO-3166 alpha-2; left out when ambiguous. */
                         country?: string;
                         city?: string;
+                        /**
+                         * @description Two-letter US state code, the value the state filter matches; only on US rows whose location names exactly one state.
+                         * @example CA
+                         */
+                        state?: string;
                         /** @description Original free text. */
                         location?: string;
                         /** @enum {string} */
@@ -3499,6 +3746,11 @@ export interface operations {
                          * @description When the vacancy was proved dead upstream.
                          */
                         upstream_expired_at?: string;
+                        /**
+                         * Format: date-time
+                         * @description The closing date the source stated (an ATS field or the posting's JSON-LD validThrough); never estimated. After it the ledger closes the row as expired_upstream.
+                         */
+                        expires_at?: string;
                         /** @description The employer's own application page. */
                         apply_url?: string;
                         /** @description Provider id; see /public/providers. */
@@ -3524,7 +3776,7 @@ export interface operations {
                         salary_min_annual_eur: number | null;
                         /** @description salary_max converted to EUR per year by the same rule and rates as salary_min_annual_eur; null when salary_max, the period or the currency is unknown. Never guessed. */
                         salary_max_annual_eur: number | null;
-                        /** @description Provenance of nine fields: published (carried by the source), inferred (derived by the service) or absent. */
+                        /** @description Provenance of the spec's nine fields, plus company_domain, state and expires_at: published (carried by the source), inferred (derived by the service) or absent. company_domain is inferred when known (the service's employer identity, not a posting field); state follows location; expires_at is published when the source stated a closing date. */
                         field_sources: {
                             /** @enum {string} */
                             remote: "published" | "inferred" | "absent";
@@ -3544,6 +3796,12 @@ export interface operations {
                             description: "published" | "inferred" | "absent";
                             /** @enum {string} */
                             source_type: "published" | "inferred" | "absent";
+                            /** @enum {string} */
+                            company_domain: "published" | "inferred" | "absent";
+                            /** @enum {string} */
+                            state: "published" | "inferred" | "absent";
+                            /** @enum {string} */
+                            expires_at: "published" | "inferred" | "absent";
                         };
                         attribution?: string;
                         canonical_url?: string;
@@ -3585,6 +3843,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3670,6 +3930,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3718,6 +3980,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3764,6 +4028,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3811,6 +4077,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3857,6 +4125,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3903,6 +4173,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3944,7 +4216,13 @@ export interface operations {
     getFreshness: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3953,6 +4231,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -3960,6 +4239,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4083,6 +4364,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
+                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
+                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
+                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Default Response */
             401: {
                 headers: {
@@ -4133,6 +4433,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4179,6 +4481,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4225,6 +4529,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4277,7 +4583,13 @@ export interface operations {
                  */
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4286,6 +4598,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4293,6 +4606,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4324,6 +4639,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
+                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
+                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
+                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Default Response */
             400: {
                 headers: {
@@ -4334,6 +4668,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4419,6 +4755,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4465,6 +4803,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4511,6 +4851,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4558,6 +4900,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4604,6 +4948,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4650,6 +4996,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4702,7 +5050,13 @@ export interface operations {
                  */
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4711,6 +5065,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4718,6 +5073,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4742,6 +5099,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
+                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
+                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
+                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Default Response */
             400: {
                 headers: {
@@ -4752,6 +5128,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4837,6 +5215,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4883,6 +5263,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4929,6 +5311,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4976,6 +5360,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5022,6 +5408,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5068,6 +5456,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5277,7 +5667,13 @@ export interface operations {
                  */
                 closed_reason?: ("expired_upstream" | "not_seen" | "deadline_passed" | "employer_closed")[];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5286,6 +5682,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5293,6 +5690,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5316,6 +5715,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
+                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
+                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
+                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Default Response */
             400: {
                 headers: {
@@ -5326,6 +5744,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5411,6 +5831,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5457,6 +5879,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5504,6 +5928,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5550,6 +5976,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5596,6 +6024,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5637,7 +6067,13 @@ export interface operations {
     getFacets: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5646,6 +6082,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5653,6 +6090,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5706,6 +6145,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
+                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
+                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
+                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Default Response */
             401: {
                 headers: {
@@ -5756,6 +6214,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5802,6 +6262,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5848,6 +6310,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5889,7 +6353,13 @@ export interface operations {
     getProviders: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5898,6 +6368,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5905,6 +6376,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5924,6 +6397,25 @@ export interface operations {
                         refresh_seconds: number;
                     };
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
+                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
+                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
+                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Default Response */
             401: {
@@ -5975,6 +6467,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -6021,6 +6515,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -6067,6 +6563,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -6276,7 +6774,13 @@ export interface operations {
                 /** @description Not available without a key: 402 key_required_to_page. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6285,6 +6789,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -6307,6 +6812,16 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Default Response */
             400: {
@@ -6587,7 +7102,13 @@ export interface operations {
     getPublicJob: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Job uuid or slug. */
                 id: string;
@@ -6599,6 +7120,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -6610,6 +7132,16 @@ export interface operations {
                         description: string | null;
                     };
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Default Response */
             400: {
@@ -6812,7 +7344,13 @@ export interface operations {
     listPlans: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6821,6 +7359,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -6849,6 +7388,16 @@ export interface operations {
                         }[];
                     };
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Default Response */
             429: {
@@ -7013,7 +7562,13 @@ export interface operations {
                 /** @description Not available without a key: 402 key_required_to_page. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7022,6 +7577,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -7038,6 +7594,16 @@ export interface operations {
                         next_cursor: string | null;
                     };
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Default Response */
             400: {
@@ -7279,7 +7845,13 @@ export interface operations {
     getPublicCompany: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Company slug (any case). */
                 slug: string;
@@ -7291,6 +7863,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -7308,6 +7881,16 @@ export interface operations {
                     Location?: string;
                     /** @description no-store */
                     "Cache-Control"?: string;
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -7515,7 +8098,13 @@ export interface operations {
     getPublicFreshness: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7524,6 +8113,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -7646,6 +8236,16 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Default Response */
             429: {
@@ -7770,7 +8370,13 @@ export interface operations {
     getCoverage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7779,6 +8385,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -7896,6 +8503,16 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Default Response */
             429: {
@@ -8020,7 +8637,13 @@ export interface operations {
     getCoverageCountries: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8029,6 +8652,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -8061,6 +8685,16 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Default Response */
             429: {
@@ -8185,7 +8819,13 @@ export interface operations {
     getCoverageEmployers: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8194,6 +8834,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -8232,6 +8873,16 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Default Response */
             429: {
@@ -8356,7 +9007,13 @@ export interface operations {
     getStats: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8365,6 +9022,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -8409,6 +9067,16 @@ export interface operations {
                         };
                     };
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Default Response */
             429: {
@@ -8533,7 +9201,13 @@ export interface operations {
     getPublicFacets: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8542,6 +9216,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -8594,6 +9269,16 @@ export interface operations {
                         refresh_seconds: number;
                     };
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Default Response */
             429: {
@@ -8718,7 +9403,13 @@ export interface operations {
     getPublicProviders: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8727,6 +9418,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -8746,6 +9438,16 @@ export interface operations {
                         refresh_seconds: number;
                     };
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Default Response */
             429: {

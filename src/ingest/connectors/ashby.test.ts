@@ -7,6 +7,7 @@ import { CrawlError } from '../connector.ts';
 import type { CrawlOutcome, CrawlTarget } from '../connector.ts';
 import type { SourcePosting } from '../../domain/posting.ts';
 import { createFetcher } from '../fetcher.ts';
+import { rejectionOf } from '../../../test/helpers/rejection.ts';
 import { loopbackFetchConfig, readFixture, readManifest, startLoopback, targetOf, useConnectorReplay } from '../../../test/helpers/fixtures.ts';
 import { ashbySalary, createAshbyConnector } from './ashby.ts';
 
@@ -33,15 +34,7 @@ async function find(board: string, id: string): Promise<SourcePosting> {
   return posting;
 }
 
-async function crawlError(promise: Promise<CrawlOutcome>): Promise<CrawlError> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).toBeInstanceOf(CrawlError);
-    return err as CrawlError;
-  }
-  throw new Error('expected a CrawlError');
-}
+const crawlError = (promise: Promise<CrawlOutcome>) => rejectionOf(promise, CrawlError);
 
 beforeEach(() => {
   replay.loop.replay.requests.length = 0;

@@ -6,8 +6,8 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestDatabase } from './helpers/database.ts';
 import { freePort } from './helpers/ports.ts';
 
 const run = promisify(execFile);
@@ -18,13 +18,7 @@ function jobledger(args: string[], env: Record<string, string> = {}) {
 }
 
 describe('the jobledger command', () => {
-  let t: TestDatabase;
-  beforeAll(async () => {
-    t = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await t.drop();
-  });
+  const t = useTestDatabase();
 
   it('explains every command with --help', async () => {
     for (const args of [[], ['serve'], ['ingest'], ['migrate'], ['config'], ['keys'], ['keys', 'create'], ['keys', 'list'], ['targets'], ['targets', 'add'], ['targets', 'list'], ['worker'], ['optout'], ['optout', 'add'], ['optout', 'list'], ['optout', 'revoke'], ['bench-seed']]) {

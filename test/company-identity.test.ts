@@ -2,18 +2,12 @@
  * Company ids stay stable when identity keys became registrable domains (issue #15 class 6): a row
  * keyed by a whole host before the change is found and re-keyed, not duplicated.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { resolveCompany } from '../src/store/companies.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import { useTestDatabase } from './helpers/database.ts';
 
 describe('company identity by registrable domain', () => {
-  let t: TestDatabase;
-  beforeAll(async () => {
-    t = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await t.drop();
-  });
+  const t = useTestDatabase();
 
   it('keys a new company by its registrable domain and stores that domain', async () => {
     const ref = await resolveCompany(t.db, { name: 'Acme Widgets', domain: 'careers.acmewidgets.co.uk' });

@@ -5,19 +5,13 @@
  * the command says so and exits 1.
  */
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { processLeaseOwner } from '../src/ingest/crawl-lease.ts';
 import { logLines, runCli, startCli } from './helpers/cli-process.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import { useTestDatabase } from './helpers/database.ts';
 
 describe('crawl leases of a killed ingest', () => {
-  let t: TestDatabase;
-  beforeAll(async () => {
-    t = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await t.drop();
-  });
+  const t = useTestDatabase();
 
   async function leasesOf(pid: number) {
     return t.db

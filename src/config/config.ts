@@ -16,7 +16,7 @@ export { ConfigError } from './setting.ts';
 
 /** The configuration schema: groups are `Type.Object`s, leaves are settings. Order is the README's. */
 export const ConfigSchema = Type.Object({
-  port: Setting.integer('PORT', { default: 8080, minimum: 0, maximum: 65535, description: 'HTTP port of the API server.' }),
+  port: Setting.integer('PORT', 8080, [0, 65535], 'HTTP port of the API server.'),
   host: Setting.text('HOST', { default: '0.0.0.0', description: 'Address the API server listens on.' }),
   databaseUrl: Setting.optionalText('DATABASE_URL', {
     pattern: '^postgres(ql)?://',
@@ -25,12 +25,7 @@ export const ConfigSchema = Type.Object({
     description: 'External PostgreSQL (15 or newer). Unset: an embedded PostgreSQL is started in the data directory.',
   }),
   dataDir: Setting.directory('JOBLEDGER_DATA_DIR', { default: './data', description: 'Data directory; the embedded PostgreSQL cluster lives in its `pg/` folder.' }),
-  embeddedPgPort: Setting.integer('JOBLEDGER_EMBEDDED_PG_PORT', {
-    default: 54329,
-    minimum: 1,
-    maximum: 65535,
-    description: 'Loopback port of the embedded PostgreSQL. CLI commands find a running instance through its data directory.',
-  }),
+  embeddedPgPort: Setting.integer('JOBLEDGER_EMBEDDED_PG_PORT', 54329, [1, 65535], 'Loopback port of the embedded PostgreSQL. CLI commands find a running instance through its data directory.'),
   redisUrl: Setting.optionalText('REDIS_URL', {
     pattern: '^rediss?://',
     mustBe: 'start with redis:// or rediss://',
@@ -53,38 +48,13 @@ export const ConfigSchema = Type.Object({
     description: 'pino log level: fatal, error, warn, info, debug, trace, silent.',
   }),
   /** Spec: Limits, statement timeout 10 seconds. */
-  statementTimeoutMs: Setting.integer('JOBLEDGER_STATEMENT_TIMEOUT_MS', {
-    default: 10_000,
-    minimum: 100,
-    maximum: 600_000,
-    description: 'PostgreSQL statement_timeout for API queries, in milliseconds.',
-  }),
+  statementTimeoutMs: Setting.integer('JOBLEDGER_STATEMENT_TIMEOUT_MS', 10_000, [100, 600_000], 'PostgreSQL statement_timeout for API queries, in milliseconds.'),
   /** Crawls write whole boards in one transaction, well past the API's 10 s. */
-  ingestStatementTimeoutMs: Setting.integer('JOBLEDGER_INGEST_STATEMENT_TIMEOUT_MS', {
-    default: 120_000,
-    minimum: 1_000,
-    maximum: 3_600_000,
-    description: 'PostgreSQL statement_timeout for crawls and imports (whole boards written in one transaction), in milliseconds.',
-  }),
+  ingestStatementTimeoutMs: Setting.integer('JOBLEDGER_INGEST_STATEMENT_TIMEOUT_MS', 120_000, [1_000, 3_600_000], 'PostgreSQL statement_timeout for crawls and imports (whole boards written in one transaction), in milliseconds.'),
   docsUrl: Setting.url('JOBLEDGER_DOCS_URL', { default: 'https://github.com/jobledger/jobledger/blob/main/docs/errors.md', description: 'Base of the `docs` link in error bodies.' }),
-  trustProxyHops: Setting.integer('JOBLEDGER_TRUST_PROXY_HOPS', {
-    default: 0,
-    minimum: 0,
-    maximum: 10,
-    description: 'Reverse-proxy hops whose X-Forwarded-For is trusted for the client address; 0 uses the socket address.',
-  }),
-  keylessBurst: Setting.integer('JOBLEDGER_KEYLESS_BURST', {
-    default: 10,
-    minimum: 0,
-    maximum: 100_000,
-    description: 'Keyless (/public) requests allowed per 5 seconds and client address (about 2 per second); beyond it 429. 0 turns the limit off (e.g. behind a CDN that limits).',
-  }),
-  reportRefreshSeconds: Setting.integer('JOBLEDGER_REPORT_REFRESH_SECONDS', {
-    default: 900,
-    minimum: 10,
-    maximum: 86_400,
-    description: 'Seconds between refreshes of the report snapshots (freshness, coverage, stats); a snapshot older than twice this is reported stale.',
-  }),
+  trustProxyHops: Setting.integer('JOBLEDGER_TRUST_PROXY_HOPS', 0, [0, 10], 'Reverse-proxy hops whose X-Forwarded-For is trusted for the client address; 0 uses the socket address.'),
+  keylessBurst: Setting.integer('JOBLEDGER_KEYLESS_BURST', 10, [0, 100_000], 'Keyless (/public) requests allowed per 5 seconds and client address (about 2 per second); beyond it 429. 0 turns the limit off (e.g. behind a CDN that limits).'),
+  reportRefreshSeconds: Setting.integer('JOBLEDGER_REPORT_REFRESH_SECONDS', 900, [10, 86_400], 'Seconds between refreshes of the report snapshots (freshness, coverage, stats); a snapshot older than twice this is reported stale.'),
   /** The ECB euro reference rates behind salary_*_annual_eur and the freshness report (ingest/fx-refresh.ts). */
   fx: Type.Object({
     fetch: Setting.boolean('JOBLEDGER_FX_FETCH', {
@@ -96,19 +66,8 @@ export const ConfigSchema = Type.Object({
       default: 'https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml',
       description: "The ECB's euro reference-rate XML (eurofxref-daily.xml, or eurofxref-hist-90d.xml to backfill), fetched through the guarded fetcher.",
     }),
-    refreshSeconds: Setting.integer('JOBLEDGER_FX_REFRESH_SECONDS', {
-      default: 10_800,
-      minimum: 60,
-      maximum: 604_800,
-      description: 'Seconds between fetches of the ECB rates (3 hours: the spec refreshes snapshots about every three hours; the ECB publishes once a working day, about 16:00 CET).',
-    }),
-    maxAgeDays: Setting.integer('JOBLEDGER_FX_MAX_AGE_DAYS', {
-      default: 5,
-      minimum: 1,
-      maximum: 365,
-      description:
-        'While fetching is on, the freshness report is stale once its rates are more than this many days old (5 covers the longest ECB closing, Good Friday to Easter Monday).',
-    }),
+    refreshSeconds: Setting.integer('JOBLEDGER_FX_REFRESH_SECONDS', 10_800, [60, 604_800], 'Seconds between fetches of the ECB rates (3 hours: the spec refreshes snapshots about every three hours; the ECB publishes once a working day, about 16:00 CET).'),
+    maxAgeDays: Setting.integer('JOBLEDGER_FX_MAX_AGE_DAYS', 5, [1, 365], 'While fetching is on, the freshness report is stale once its rates are more than this many days old (5 covers the longest ECB closing, Good Friday to Easter Monday).'),
   }),
   /** The crawl worker. */
   worker: Type.Object({
@@ -116,52 +75,27 @@ export const ConfigSchema = Type.Object({
       default: true,
       description: 'Run the crawl worker inside `jobledger serve` (true/false). Set false when separate `jobledger worker` processes run.',
     }),
-    concurrency: Setting.integer('JOBLEDGER_WORKER_CONCURRENCY', { default: 4, minimum: 1, maximum: 64, description: 'Crawls at once in one worker process.' }),
-    perHost: Setting.integer('JOBLEDGER_WORKER_PER_HOST', { default: 2, minimum: 1, maximum: 64, description: 'Crawls at once against one upstream host, across all worker processes.' }),
-    tickSeconds: Setting.integer('JOBLEDGER_WORKER_TICK_SECONDS', {
-      default: 30,
-      minimum: 1,
-      maximum: 86_400,
-      description: "Seconds between the worker's scheduling passes (queue due targets, close rows past their close date).",
-    }),
-    probeLimit: Setting.integer('JOBLEDGER_PROBE_LIMIT', {
-      default: 10,
-      minimum: 0,
-      maximum: 1000,
-      description: 'Posting URLs probed after one crawl (rows the board stopped listing; a 404 or 410 closes them as expired_upstream). 0 turns probing off.',
-    }),
+    concurrency: Setting.integer('JOBLEDGER_WORKER_CONCURRENCY', 4, [1, 64], 'Crawls at once in one worker process.'),
+    perHost: Setting.integer('JOBLEDGER_WORKER_PER_HOST', 2, [1, 64], 'Crawls at once against one upstream host, across all worker processes.'),
+    tickSeconds: Setting.integer('JOBLEDGER_WORKER_TICK_SECONDS', 30, [1, 86_400], "Seconds between the worker's scheduling passes (queue due targets, close rows past their close date)."),
+    probeLimit: Setting.integer('JOBLEDGER_PROBE_LIMIT', 10, [0, 1000], 'Posting URLs probed after one crawl (rows the board stopped listing; a 404 or 410 closes them as expired_upstream). 0 turns probing off.'),
   }),
   /** When absence from good crawls closes a row as not_seen. */
   absence: Type.Object({
-    crawls: Setting.integer('JOBLEDGER_NOT_SEEN_CRAWLS', {
-      default: 3,
-      minimum: 1,
-      maximum: 1000,
-      description: 'Consecutive good crawls of a board without a posting before it closes as not_seen.',
-    }),
+    crawls: Setting.integer('JOBLEDGER_NOT_SEEN_CRAWLS', 3, [1, 1000], 'Consecutive good crawls of a board without a posting before it closes as not_seen.'),
     /** Seconds (the variable is in hours). */
     minSeconds: Type.Decode(
-      Setting.integer('JOBLEDGER_NOT_SEEN_MIN_HOURS', {
-        default: 24,
-        minimum: 0,
-        maximum: 24 * 365,
-        description: 'And at least this many hours since the posting was last seen at its source.',
-      }),
+      Setting.integer('JOBLEDGER_NOT_SEEN_MIN_HOURS', 24, [0, 24 * 365], 'And at least this many hours since the posting was last seen at its source.'),
       (hours: number) => hours * 3600,
     ),
   }),
   /** Outbound fetches of the connectors (ingest/fetcher.ts). */
   fetch: Type.Object({
-    timeoutMs: Setting.integer('JOBLEDGER_FETCH_TIMEOUT_MS', { default: 30_000, minimum: 100, maximum: 600_000, description: 'Time limit of one upstream request, in milliseconds.' }),
-    maxBytes: Setting.integer('JOBLEDGER_FETCH_MAX_BYTES', {
-      default: 64 * 1024 * 1024,
-      minimum: 1024,
-      maximum: 1024 * 1024 * 1024,
-      description: 'Largest upstream response accepted, in bytes (64 MiB).',
-    }),
-    retries: Setting.integer('JOBLEDGER_FETCH_RETRIES', { default: 3, minimum: 0, maximum: 10, description: 'Retries on 429, 5xx and network errors, with exponential backoff.' }),
+    timeoutMs: Setting.integer('JOBLEDGER_FETCH_TIMEOUT_MS', 30_000, [100, 600_000], 'Time limit of one upstream request, in milliseconds.'),
+    maxBytes: Setting.integer('JOBLEDGER_FETCH_MAX_BYTES', 64 * 1024 * 1024, [1024, 1024 * 1024 * 1024], 'Largest upstream response accepted, in bytes (64 MiB).'),
+    retries: Setting.integer('JOBLEDGER_FETCH_RETRIES', 3, [0, 10], 'Retries on 429, 5xx and network errors, with exponential backoff.'),
     /** Doubles per retry (a 429's Retry-After wins, capped at 60 s). */
-    backoffMs: Setting.integer('JOBLEDGER_FETCH_BACKOFF_MS', { default: 500, minimum: 0, maximum: 60_000, description: 'First retry delay in milliseconds; doubles on each retry.' }),
+    backoffMs: Setting.integer('JOBLEDGER_FETCH_BACKOFF_MS', 500, [0, 60_000], 'First retry delay in milliseconds; doubles on each retry.'),
     /** Syntax and rules: ingest/address-policy.ts. */
     allow: Setting.list('JOBLEDGER_FETCH_ALLOW', {
       default: [],
@@ -183,19 +117,9 @@ export const ConfigSchema = Type.Object({
   /** The career-site connector's politeness bounds (ingest/connectors/career-site.ts). */
   careerSite: Type.Object({
     /** The rest wait for the next crawl. */
-    maxPages: Setting.integer('JOBLEDGER_CAREER_MAX_PAGES', {
-      default: 100,
-      minimum: 1,
-      maximum: 10_000,
-      description: 'Posting pages requested per crawl of one career site, at most; pages past the bound are read on later crawls.',
-    }),
+    maxPages: Setting.integer('JOBLEDGER_CAREER_MAX_PAGES', 100, [1, 10_000], 'Posting pages requested per crawl of one career site, at most; pages past the bound are read on later crawls.'),
     /** Milliseconds; a longer robots.txt `Crawl-delay` wins. */
-    delayMs: Setting.integer('JOBLEDGER_CAREER_DELAY_MS', {
-      default: 1000,
-      minimum: 0,
-      maximum: 600_000,
-      description: 'Pause between two requests to one career site, in milliseconds; a longer robots.txt Crawl-delay wins.',
-    }),
+    delayMs: Setting.integer('JOBLEDGER_CAREER_DELAY_MS', 1000, [0, 600_000], 'Pause between two requests to one career site, in milliseconds; a longer robots.txt Crawl-delay wins.'),
   }),
   /** Base URL of each connector's upstream API, from each connector's descriptor. */
   sources: sourceSettings(),
@@ -244,20 +168,10 @@ export const ConfigSchema = Type.Object({
       mustBe: 'an e-mail address',
       description: 'Address that receives contact form messages. Unset: messages are only stored (table contact_messages).',
     }),
-    linkTtlSeconds: Setting.integer('JOBLEDGER_LINK_TTL_SECONDS', {
-      default: 900,
-      minimum: 1,
-      maximum: 7 * 86_400,
-      description: 'Lifetime of e-mailed links (sign-in, opt-out verification, subscription confirmation), in seconds (15 minutes).',
-    }),
-    sessionHours: Setting.integer('JOBLEDGER_SESSION_HOURS', { default: 168, minimum: 1, maximum: 24 * 90, description: 'Absolute lifetime of a website session, in hours (7 days); sign in again after it.' }),
-    altchaCost: Setting.integer('JOBLEDGER_ALTCHA_COST', { default: 1000, minimum: 1, maximum: 1_000_000, description: 'ALTCHA proof of work: PBKDF2-SHA-256 iterations per attempt.' }),
-    altchaMaxCounter: Setting.integer('JOBLEDGER_ALTCHA_MAX_COUNTER', {
-      default: 4000,
-      minimum: 1,
-      maximum: 10_000_000,
-      description: 'ALTCHA proof of work: the largest number of attempts a browser may need (the work is cost × counter).',
-    }),
+    linkTtlSeconds: Setting.integer('JOBLEDGER_LINK_TTL_SECONDS', 900, [1, 7 * 86_400], 'Lifetime of e-mailed links (sign-in, opt-out verification, subscription confirmation), in seconds (15 minutes).'),
+    sessionHours: Setting.integer('JOBLEDGER_SESSION_HOURS', 168, [1, 24 * 90], 'Absolute lifetime of a website session, in hours (7 days); sign in again after it.'),
+    altchaCost: Setting.integer('JOBLEDGER_ALTCHA_COST', 1000, [1, 1_000_000], 'ALTCHA proof of work: PBKDF2-SHA-256 iterations per attempt.'),
+    altchaMaxCounter: Setting.integer('JOBLEDGER_ALTCHA_MAX_COUNTER', 4000, [1, 10_000_000], 'ALTCHA proof of work: the largest number of attempts a browser may need (the work is cost × counter).'),
   }),
 });
 

@@ -44,9 +44,9 @@ interface Common {
 
 /** Builders of configuration leaves, one per kind of environment value. */
 export const Setting = {
-  /** A whole number in [minimum, maximum]. */
-  integer(env: string, o: Common & { default: number; minimum: number; maximum: number }): TInteger & SettingMeta {
-    return Type.Integer({ env, kind: 'integer', ...o }) as TInteger & SettingMeta;
+  /** A whole number from `minimum` to `maximum`, `fallback` when unset. */
+  integer(env: string, fallback: number, [minimum, maximum]: readonly [number, number], description: string): TInteger & SettingMeta {
+    return Type.Integer({ env, kind: 'integer', default: fallback, minimum, maximum, description }) as TInteger & SettingMeta;
   },
   /** true/false (also 1/0, yes/no, any case). */
   boolean(env: string, o: Common & { default: boolean }): TBoolean & SettingMeta {

@@ -2,12 +2,14 @@
  * A route with query parameters, declared once (after unkey's `createRoute` route files): its OpenAPI
  * fields, its path parameters, its query contract (`query-table.ts`) and the context that contract's
  * parse needs. `serveRoute` registers it so that the handler receives the parsed, typed query; no
- * handler reads `request.query`.
+ * handler reads `request.query`. A route that reads no query parameter at all (a report, the facets,
+ * the plans, the caller's key) is a {@link PlainRoute}, registered by `servePlainRoute`.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Static, TObject, TSchema } from 'typebox';
 import { requireEntitlement, type Entitlement } from '../access/entitlements.ts';
 import type { ParamTable, QueryContract, RawQuery } from './query-table.ts';
+import { errorResponses } from './schemas/errors.ts';
 
 /** One GET route's contract. */
 export interface RouteSpec<C, R, Params extends TObject | undefined> {
@@ -74,5 +76,38 @@ export function serveRoute<C, R, Params extends TObject | undefined>(
       const query = route.query.parse(request.query as RawQuery, context);
       return handler({ request, reply, query, params: request.params as RouteInput<R, Params>['params'] });
     },
+  });
+}
+
+/**
+ * A GET route that reads no query parameter and no path parameter: its OpenAPI fields, its surface
+ * and the schema of its 200 body.
+ */
+export interface PlainRoute<Body extends TSchema> {
+  url: string;
+  operationId: string;
+  tags: string[];
+  summary: string;
+  /** `keyed`: bearer security, and 401 among its errors; `keyless`: no security. */
+  surface: 'keyed' | 'keyless';
+  body: Body;
+}
+
+/**
+ * Register `route` on `app`. Besides its 200 body it documents the errors any answer on its surface may
+ * carry: 429, 500, 503, and 401 on the keyed surface.
+ */
+export function servePlainRoute<Body extends TSchema>(
+  app: FastifyInstance,
+  route: PlainRoute<Body>,
+  handler: (request: FastifyRequest) => Promise<Static<NoInfer<Body>>>,
+): void {
+  const keyed = route.surface === 'keyed';
+  const response: RouteSpec<unknown, unknown, undefined>['response'] = { 200: route.body, ...(keyed ? errorResponses(401, 429, 500, 503) : errorResponses(429, 500, 503)) };
+  app.route({
+    method: 'GET',
+    url: route.url,
+    schema: { operationId: route.operationId, tags: route.tags, summary: route.summary, security: keyed ? [{ bearerAuth: [] }] : [], response },
+    handler: async (request) => handler(request),
   });
 }

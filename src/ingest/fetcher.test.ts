@@ -11,6 +11,7 @@ import type { GuardedFetcher } from './fetcher.ts';
 import { startReplayServer } from './replay-server.ts';
 import type { ReplayServer } from './replay-server.ts';
 import { FIXTURES, loopbackFetchConfig } from '../../test/helpers/fixtures.ts';
+import { rejectionOf } from '../../test/helpers/rejection.ts';
 
 const BOARD = '/posting-api/job-board/superhuman';
 
@@ -23,15 +24,7 @@ function fetcherWith(overrides: Parameters<typeof loopbackFetchConfig>[0] = {}, 
   return f;
 }
 
-async function failure(promise: Promise<unknown>): Promise<FetchError> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).toBeInstanceOf(FetchError);
-    return err as FetchError;
-  }
-  throw new Error('expected a FetchError, got an answer');
-}
+const failure = (promise: Promise<unknown>) => rejectionOf(promise, FetchError);
 
 beforeAll(async () => {
   replay = await startReplayServer({ fixturesDir: FIXTURES });

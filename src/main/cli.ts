@@ -206,8 +206,7 @@ keys
   .option('--expires <date>', 'expiry date (YYYY-MM-DD, UTC midnight) or RFC 3339 timestamp', futureDate)
   .option('--account <id>', 'add the key to an existing account instead of a new one')
   .action(async (options: { plan: string; name?: string; country?: string; expires?: Date; account?: string }) => {
-    const rt = await openRuntime({ applicationName: 'jobledger-keys' });
-    try {
+    await withLedger('jobledger-keys', async (rt) => {
       const key = await createApiKey(rt.database.db, {
         planId: options.plan,
         name: options.name,
@@ -216,9 +215,7 @@ keys
         accountId: options.account,
       });
       process.stdout.write(`key ${key.id} (${key.keyPrefix}, plan ${key.planId}, account ${key.accountId})\nsecret (shown once): ${key.secret}\n`);
-    } finally {
-      await rt.database.close();
-    }
+    });
   });
 keys
   .command('list')
@@ -271,16 +268,16 @@ companies
   .option('--limit <n>', 'at most this many companies, least recently checked first', positiveInteger, 100)
   .option('--max-age-days <days>', 're-check companies last checked longer ago than this', positiveInteger, 30)
   .action(async (options: { limit: number; maxAgeDays: number }) => {
-    const rt = await openRuntime({ applicationName: 'jobledger-websites' });
-    const fetcher = createFetcher(rt.config.fetch, rt.log);
-    try {
-      const checks = await verifyWebsites(rt.database.db, fetcher, { now: new Date(), limit: options.limit, maxAgeDays: options.maxAgeDays, log: rt.log });
-      for (const c of checks) process.stdout.write(`${c.slug.padEnd(40)} ${c.domain.padEnd(30)} ${c.outcome}${c.website ? ` ${c.website}` : ''}${c.error ? ` (${c.error})` : ''}\n`);
-      process.stdout.write(`${checks.length} checked, ${checks.filter((c) => c.outcome === 'verified').length} verified\n`);
-    } finally {
-      await fetcher.close();
-      await rt.database.close();
-    }
+    await withLedger('jobledger-websites', async (rt) => {
+      const fetcher = createFetcher(rt.config.fetch, rt.log);
+      try {
+        const checks = await verifyWebsites(rt.database.db, fetcher, { now: new Date(), limit: options.limit, maxAgeDays: options.maxAgeDays, log: rt.log });
+        for (const c of checks) process.stdout.write(`${c.slug.padEnd(40)} ${c.domain.padEnd(30)} ${c.outcome}${c.website ? ` ${c.website}` : ''}${c.error ? ` (${c.error})` : ''}\n`);
+        process.stdout.write(`${checks.length} checked, ${checks.filter((c) => c.outcome === 'verified').length} verified\n`);
+      } finally {
+        await fetcher.close();
+      }
+    });
   });
 
 const targets = program.command('targets').description('Manage the boards and feeds the service crawls.');
@@ -320,8 +317,7 @@ targetsAdd.action(async (options: { provider: ConnectorId; board?: string; url?:
     if (options.url !== undefined || options.board === undefined) targetsAdd.error(`error: --provider ${options.provider} takes --board, not --url`);
     board = options.board!;
   }
-  const rt = await openRuntime({ applicationName: 'jobledger-targets' });
-  try {
+  await withLedger('jobledger-targets', async (rt) => {
     const id = await upsertTarget(rt.database.db, {
       providerId: options.provider,
       board,
@@ -330,23 +326,18 @@ targetsAdd.action(async (options: { provider: ConnectorId; board?: string; url?:
       intervalSeconds: options.interval,
     });
     process.stdout.write(`target ${id}\n`);
-  } finally {
-    await rt.database.close();
-  }
+  });
 });
 targets
   .command('list')
   .description('List crawl targets and how their last crawl went.')
   .action(async () => {
-    const rt = await openRuntime({ applicationName: 'jobledger-targets' });
-    try {
+    await withLedger('jobledger-targets', async (rt) => {
       for (const t of await listTargets(rt.database.db)) {
         const last = t.last_success_at ? t.last_success_at.toISOString() : 'never';
         process.stdout.write(`${t.id.padEnd(40)} ${t.enabled ? 'enabled ' : 'disabled'} last success ${last}${t.last_error ? `  last error: ${t.last_error}` : ''}\n`);
       }
-    } finally {
-      await rt.database.close();
-    }
+    });
   });
 
 const optout = program
@@ -361,8 +352,7 @@ optout
   .option('--verified-at <date>', 'when it was verified (YYYY-MM-DD or RFC 3339; default now)', futureDate)
   .option('--note <text>', 'anything else worth keeping')
   .action(async (options: { domain?: string; company?: string; verifiedBy: string; verifiedAt?: Date; note?: string }) => {
-    const rt = await openRuntime({ applicationName: 'jobledger-optout' });
-    try {
+    await withLedger('jobledger-optout', async (rt) => {
       const result = await addOptout(rt.database.db, {
         domain: options.domain,
         companySlug: options.company,
@@ -371,36 +361,28 @@ optout
         note: options.note,
       });
       process.stdout.write(`opt-out ${result.id} recorded: ${result.hidden} rows hidden (${result.withdrawn} were served and are withdrawn)\n`);
-    } finally {
-      await rt.database.close();
-    }
+    });
   });
 optout
   .command('list')
   .description('List opt-outs, active and revoked.')
   .action(async () => {
-    const rt = await openRuntime({ applicationName: 'jobledger-optout' });
-    try {
+    await withLedger('jobledger-optout', async (rt) => {
       for (const o of await listOptouts(rt.database.db)) {
         const who = [o.domain, o.companySlug].filter(Boolean).join(' / ');
         process.stdout.write(`${o.id.padStart(4)}  ${o.revokedAt ? `revoked ${o.revokedAt.toISOString()}` : 'active'}  ${who}  verified ${o.verifiedAt.toISOString()} by ${o.verifiedBy}${o.note ? `  (${o.note})` : ''}\n`);
       }
-    } finally {
-      await rt.database.close();
-    }
+    });
   });
 optout
   .command('revoke')
   .description('Revoke an opt-out; the employer\'s boards are fetched in full on their next crawl and their rows judged again.')
   .argument('<id>', 'the opt-out id (see `jobledger optout list`)')
   .action(async (id: string) => {
-    const rt = await openRuntime({ applicationName: 'jobledger-optout' });
-    try {
+    await withLedger('jobledger-optout', async (rt) => {
       const { targetsReset } = await revokeOptout(rt.database.db, id);
       process.stdout.write(`opt-out ${id} revoked; ${targetsReset} crawl targets will be fetched in full on their next crawl\n`);
-    } finally {
-      await rt.database.close();
-    }
+    });
   });
 
 program.parseAsync(process.argv).catch((error: unknown) => {

@@ -1,17 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestDatabase } from '../../test/helpers/database.ts';
 import { latestFxDays, saveFxDays } from './fx-rates.ts';
 
 const URL_ = 'https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml';
 
 describe('fx_rates repository', () => {
-  let t: TestDatabase;
-  beforeAll(async () => {
-    t = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await t.drop();
-  });
+  const t = useTestDatabase();
 
   it('is empty before any fetch', async () => {
     expect(await latestFxDays(t.db)).toEqual([]);

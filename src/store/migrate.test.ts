@@ -1,21 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
-import { createTestDatabase, type TestDatabase } from '../../test/helpers/database.ts';
+import { useTestDatabase } from '../../test/helpers/database.ts';
 import { migrate } from './migrate.ts';
 
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
 describe('migrations', () => {
-  let t: TestDatabase;
-  beforeAll(async () => {
-    t = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await t.drop();
-  });
+  const t = useTestDatabase();
 
   it('leave a current database unchanged when run again', async () => {
     expect(await migrate(t.url)).toEqual([]);

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Kysely } from 'kysely';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { connect } from '../../src/store/database.ts';
 import type { DB } from '../../src/store/schema.ts';
 
@@ -16,6 +16,22 @@ export interface TestDatabase {
   name: string;
   /** Close the pool and drop the database. */
   drop(): Promise<void>;
+}
+
+/**
+ * The database of a test file or `describe` block: cloned (as {@link createTestDatabase} does) before its
+ * tests, dropped after them. Its fields are set once that `beforeAll` has run, so read them in tests
+ * and hooks, not at module level.
+ */
+export function useTestDatabase(options: Parameters<typeof createTestDatabase>[0] = {}): TestDatabase {
+  const t = {} as TestDatabase;
+  beforeAll(async () => {
+    Object.assign(t, await createTestDatabase(options));
+  });
+  afterAll(async () => {
+    await t.drop();
+  });
+  return t;
 }
 
 /** Clone the migrated template (or, with `corpus`, the imported real feeds) into a new database and connect to it. */

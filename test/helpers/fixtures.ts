@@ -7,8 +7,11 @@ import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import zlib from 'node:zlib';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { FetchConfig } from '../../src/config/config.ts';
-import type { ConnectorId, CrawlTarget } from '../../src/ingest/connector.ts';
+import type { SourcePosting } from '../../src/domain/posting.ts';
+import type { Connector, ConnectorId, CrawlTarget } from '../../src/ingest/connector.ts';
+import type { BaseUrlConnectorId } from '../../src/ingest/connectors/registry.ts';
 import { createFetcher } from '../../src/ingest/fetcher.ts';
 import type { FetcherTuning, GuardedFetcher } from '../../src/ingest/fetcher.ts';
 import { startReplayServer } from '../../src/ingest/replay-server.ts';
@@ -45,6 +48,38 @@ export async function startLoopback(
       await replay.close();
     },
   };
+}
+
+/** A loopback replay server with its fetcher, as {@link startLoopback} starts it. */
+export type Loopback = Awaited<ReturnType<typeof startLoopback>>;
+
+/**
+ * A connector test file's set-up: a loopback replay server started before its tests (with `fetch`
+ * overrides) and closed after them, and the connector `create`d on the replay's base URL of `id`.
+ * `loop` and `connector` are set once the file's `beforeAll` has run.
+ */
+export function useConnectorReplay(id: BaseUrlConnectorId, create: (baseUrl: string) => Connector, fetch: Partial<FetchConfig> = {}) {
+  const replay = {
+    loop: undefined as unknown as Loopback,
+    connector: undefined as unknown as Connector,
+    /** A target of this connector's provider on `board`. */
+    target: (board: string, extra: Partial<CrawlTarget> = {}): CrawlTarget => ({ id: `${id}:${board}`, providerId: id, board, ...extra }),
+    /** Crawl `board`; the answer must be well formed and skip nothing. */
+    async postingsOf(board: string, extra: Partial<CrawlTarget> = {}): Promise<SourcePosting[]> {
+      const outcome = await replay.connector.crawl(replay.target(board, extra), replay.loop.fetcher);
+      if (outcome.kind !== 'fetched') throw new Error(`expected fetched, got ${outcome.kind}`);
+      expect(outcome.skipped).toBe(0);
+      return outcome.postings;
+    },
+  };
+  beforeAll(async () => {
+    replay.loop = await startLoopback(fetch);
+    replay.connector = create(replay.loop.replay.baseUrls[id]);
+  });
+  afterAll(async () => {
+    await replay.loop.close();
+  });
+  return replay;
 }
 
 /** The recorded payload of one fixture board, parsed (`<provider>/<board>.json.gz` or `.json`). */

@@ -9,12 +9,11 @@
  * renewsOrExpires).
  */
 import type { FastifyInstance } from 'fastify';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
 import { renewsOrExpires } from '../../access/api-keys.ts';
 import { keyEntitlements } from '../../access/entitlements.ts';
 import { utcDay, type Clock } from '../../access/periods.ts';
-import { errorResponses } from '../schemas/errors.ts';
+import { servePlainRoute } from '../route.ts';
 
 const MeResponse = Type.Object({
   created: Type.String({ format: 'date', description: 'Day the key was created (UTC).' }),
@@ -38,17 +37,9 @@ const MeResponse = Type.Object({
 
 export function meRoutes(clock: Clock) {
   return async (app: FastifyInstance) => {
-    app.withTypeProvider<TypeBoxTypeProvider>().get(
-      '/me',
-      {
-        schema: {
-          operationId: 'getMe',
-          tags: ['account'],
-          summary: 'The calling key: plan, limits and requests today; costs no records',
-          security: [{ bearerAuth: [] }],
-          response: { 200: MeResponse, ...errorResponses(401, 429, 500, 503) },
-        },
-      },
+    servePlainRoute(
+      app,
+      { url: '/me', operationId: 'getMe', tags: ['account'], summary: 'The calling key: plan, limits and requests today; costs no records', surface: 'keyed', body: MeResponse },
       async (request): Promise<Static<typeof MeResponse>> => {
         const { key, plan } = request.apiKey!;
         const access = request.keyedAccess!;

@@ -5,12 +5,11 @@
  * when it was measured.
  */
 import type { FastifyInstance } from 'fastify';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
 import { FACET_GROUPS, FACET_PARAMETERS, type FacetGroup, type LedgerFacets } from '../../reports/facets.ts';
 import type { Snapshot } from '../../reports/snapshot.ts';
 import { FACETS_MAX_AGE_SECONDS, type AppContext } from '../context.ts';
-import { errorResponses } from '../schemas/errors.ts';
+import { servePlainRoute } from '../route.ts';
 
 const FacetEntrySchema = Type.Object(
   {
@@ -83,69 +82,27 @@ function providersBody(snapshot: Snapshot<LedgerFacets>): Static<typeof Provider
   return { data: snapshot.value.providers, ...freshnessOf(snapshot) };
 }
 
+/** The two meta answers, each served on both surfaces: keyed under `/v1/meta/`, keyless under `/public/`. */
+const META_ANSWERS = [
+  { path: 'facets', body: FacetsSchema, of: facetsBody, keyed: 'getFacets', keyless: 'getPublicFacets', summary: 'Every controlled vocabulary with live-row counts' },
+  { path: 'providers', body: ProvidersSchema, of: providersBody, keyed: 'getProviders', keyless: 'getPublicProviders', summary: 'Every redistributable provider with row counts and description coverage' },
+] as const;
+
 /** `/v1/meta/facets` and `/v1/meta/providers`; register inside the authenticated scope. */
 export function keyedMetaRoutes(ctx: AppContext) {
   return async (app: FastifyInstance) => {
-    const r = app.withTypeProvider<TypeBoxTypeProvider>();
-    r.get(
-      '/meta/facets',
-      {
-        schema: {
-          operationId: 'getFacets',
-          tags: ['meta'],
-          summary: 'Every controlled vocabulary with live-row counts',
-          security: [{ bearerAuth: [] }],
-          response: { 200: FacetsSchema, ...errorResponses(401, 429, 500, 503) },
-        },
-      },
-      async () => facetsBody(await ctx.facets.get()),
-    );
-    r.get(
-      '/meta/providers',
-      {
-        schema: {
-          operationId: 'getProviders',
-          tags: ['meta'],
-          summary: 'Every redistributable provider with row counts and description coverage',
-          security: [{ bearerAuth: [] }],
-          response: { 200: ProvidersSchema, ...errorResponses(401, 429, 500, 503) },
-        },
-      },
-      async () => providersBody(await ctx.facets.get()),
-    );
+    for (const m of META_ANSWERS) {
+      servePlainRoute(app, { url: `/meta/${m.path}`, operationId: m.keyed, tags: ['meta'], summary: m.summary, surface: 'keyed', body: m.body }, async () => m.of(await ctx.facets.get()));
+    }
   };
 }
 
 /** `/public/facets` and `/public/providers`: the same bodies, cacheable (keyless table). */
 export function keylessMetaRoutes(ctx: AppContext) {
   return async (app: FastifyInstance) => {
-    const r = app.withTypeProvider<TypeBoxTypeProvider>();
-    r.get(
-      '/facets',
-      {
-        schema: {
-          operationId: 'getPublicFacets',
-          tags: ['public'],
-          summary: 'Every controlled vocabulary with live-row counts (keyless)',
-          security: [],
-          response: { 200: FacetsSchema, ...errorResponses(429, 500, 503) },
-        },
-      },
-      // Cache-Control comes from the keyless table (plugins/keyless-access.ts).
-      async () => facetsBody(await ctx.facets.get()),
-    );
-    r.get(
-      '/providers',
-      {
-        schema: {
-          operationId: 'getPublicProviders',
-          tags: ['public'],
-          summary: 'Every redistributable provider with row counts and description coverage (keyless)',
-          security: [],
-          response: { 200: ProvidersSchema, ...errorResponses(429, 500, 503) },
-        },
-      },
-      async () => providersBody(await ctx.facets.get()),
-    );
+    // Cache-Control comes from the keyless table (plugins/keyless-access.ts).
+    for (const m of META_ANSWERS) {
+      servePlainRoute(app, { url: `/${m.path}`, operationId: m.keyless, tags: ['public'], summary: `${m.summary} (keyless)`, surface: 'keyless', body: m.body }, async () => m.of(await ctx.facets.get()));
+    }
   };
 }

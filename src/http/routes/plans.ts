@@ -4,11 +4,10 @@
  * names are ours and documented in the contract).
  */
 import type { FastifyInstance } from 'fastify';
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from 'typebox';
 import { listPurchasablePlans } from '../../store/plans.ts';
 import type { AppContext } from '../context.ts';
-import { errorResponses } from '../schemas/errors.ts';
+import { servePlainRoute } from '../route.ts';
 
 export const PlanSchema = Type.Object({
   plan: Type.String({ description: 'Plan id, as keys and /v1/me name it: explore, growth, signal, scale.' }),
@@ -26,17 +25,9 @@ const PlansResponse = Type.Object({ data: Type.Array(PlanSchema) });
 
 export function planRoutes(ctx: AppContext) {
   return async (app: FastifyInstance) => {
-    app.withTypeProvider<TypeBoxTypeProvider>().get(
-      '/plans',
-      {
-        schema: {
-          operationId: 'listPlans',
-          tags: ['public'],
-          summary: 'Purchasable plans with their prices, allowances and entitlements',
-          security: [],
-          response: { 200: PlansResponse, ...errorResponses(429, 500, 503) },
-        },
-      },
+    servePlainRoute(
+      app,
+      { url: '/plans', operationId: 'listPlans', tags: ['public'], summary: 'Purchasable plans with their prices, allowances and entitlements', surface: 'keyless', body: PlansResponse },
       async (): Promise<Static<typeof PlansResponse>> => {
         const plans = await listPurchasablePlans(ctx.db);
         return {

@@ -13,7 +13,7 @@ import {
 } from '../../reports/report-schemas.ts';
 import type { ReportName, ReportReader } from '../../reports/snapshots.ts';
 import type { AppContext } from '../context.ts';
-import { errorResponses } from '../schemas/errors.ts';
+import { servePlainRoute } from '../route.ts';
 
 /** The served body of a report: the snapshot with its age (and, for freshness, generated_at). */
 async function body(reports: ReportReader, name: ReportName): Promise<{ data: Record<string, unknown> }> {
@@ -27,17 +27,10 @@ async function body(reports: ReportReader, name: ReportName): Promise<{ data: Re
 /** `/v1/meta/freshness`; register inside the authenticated scope. */
 export function keyedReportRoutes(ctx: AppContext) {
   return async (app: FastifyInstance) => {
-    app.get(
-      '/meta/freshness',
-      {
-        schema: {
-          operationId: 'getFreshness',
-          tags: ['meta'],
-          summary: 'Freshness and coverage report (costs no records)',
-          security: [{ bearerAuth: [] }],
-          response: { 200: FreshnessReportSchema, ...errorResponses(401, 429, 500, 503) },
-        },
-      },
+    // A report's body is its snapshot's data, checked against the schema as it is sent.
+    servePlainRoute<TSchema>(
+      app,
+      { url: '/meta/freshness', operationId: 'getFreshness', tags: ['meta'], summary: 'Freshness and coverage report (costs no records)', surface: 'keyed', body: FreshnessReportSchema },
       async () => body(ctx.reports, 'freshness'),
     );
   };
@@ -55,18 +48,10 @@ const PUBLIC_REPORTS: ReadonlyArray<{ path: string; name: ReportName; operationI
 export function keylessReportRoutes(ctx: AppContext) {
   return async (app: FastifyInstance) => {
     for (const report of PUBLIC_REPORTS) {
-      app.get(
-        report.path,
-        {
-          schema: {
-            operationId: report.operationId,
-            tags: ['public'],
-            summary: report.summary,
-            security: [],
-            response: { 200: report.schema, ...errorResponses(429, 500, 503) },
-          },
-        },
-        // Cache-Control comes from the keyless table (plugins/keyless-access.ts).
+      // Cache-Control comes from the keyless table (plugins/keyless-access.ts).
+      servePlainRoute(
+        app,
+        { url: report.path, operationId: report.operationId, tags: ['public'], summary: report.summary, surface: 'keyless', body: report.schema },
         async () => body(ctx.reports, report.name),
       );
     }

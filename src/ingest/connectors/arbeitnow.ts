@@ -18,9 +18,8 @@
  * | `tags[0]` | `hints.department` |
  */
 import type { SourcePosting } from '../../domain/posting.ts';
-import { defineConnector, type Connector, type CrawlOutcome, type CrawlTarget } from '../connector.ts';
-import type { Fetcher } from '../fetcher.ts';
-import { boardList, compact, fetchBoard, fetched, finite, isoFromEpochMs, isRecord, mapPostings, text, trimBase } from './common.ts';
+import { defineConnector, type Connector } from '../connector.ts';
+import { compact, finite, isoFromEpochMs, isRecord, jsonBoardConnector, text, textList } from './common.ts';
 
 /** `&lt;p&gt;` → `<p>`: the feed's description is sometimes HTML escaped once more. */
 function unescapeOnce(html: string): string {
@@ -36,8 +35,8 @@ export function mapArbeitnowJob(job: unknown): SourcePosting | null {
   if (id === undefined || title === undefined) return null;
   const location = text(job['location']);
   const created = finite(job['created_at']);
-  const types = Array.isArray(job['job_types']) ? job['job_types'].map(text).filter((t): t is string => t !== undefined) : [];
-  const tags = Array.isArray(job['tags']) ? job['tags'].map(text).filter((t): t is string => t !== undefined) : [];
+  const types = textList(job['job_types']);
+  const tags = textList(job['tags']);
   const description = text(job['description']);
   return compact<SourcePosting>({
     sourcePostingId: id,
@@ -60,18 +59,7 @@ export function mapArbeitnowJob(job: unknown): SourcePosting | null {
  * @param baseUrl API origin, e.g. `https://www.arbeitnow.com` (config `JOBLEDGER_ARBEITNOW_BASE_URL`).
  */
 export function createArbeitnowConnector(baseUrl: string): Connector {
-  const base = trimBase(baseUrl);
-  const boardUrl = (): string => `${base}/api/job-board-api`;
-  return {
-    id: 'arbeitnow',
-    boardUrl,
-    /** @throws CrawlError: fetch failures by kind; `malformed` unless the answer is `{"data": [...]}`. */
-    async crawl(target: CrawlTarget, fetcher: Fetcher): Promise<CrawlOutcome> {
-      const answer = await fetchBoard(fetcher, boardUrl(), target);
-      if (answer.kind === 'not_modified') return answer;
-      return fetched(mapPostings(boardList(answer.body, target, 'data'), mapArbeitnowJob), answer);
-    },
-  };
+  return jsonBoardConnector({ id: 'arbeitnow', url: (base) => `${base}/api/job-board-api`, listKey: 'data', map: mapArbeitnowJob }, baseUrl);
 }
 
 /** The Arbeitnow connector's descriptor (connectors/registry.ts). */

@@ -2,17 +2,17 @@
  * The Ashby connector on the recorded boards (fixtures/ashby, recorded 2025-10-28 from Ashby's public
  * posting API), fetched through the real fetcher from the loopback replay server.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { CrawlError } from '../connector.ts';
 import type { CrawlOutcome, CrawlTarget } from '../connector.ts';
 import type { SourcePosting } from '../../domain/posting.ts';
 import { createFetcher } from '../fetcher.ts';
-import { loopbackFetchConfig, readFixture, readManifest, startLoopback, targetOf } from '../../../test/helpers/fixtures.ts';
+import { rejectionOf } from '../../../test/helpers/rejection.ts';
+import { loopbackFetchConfig, readFixture, readManifest, startLoopback, targetOf, useConnectorReplay } from '../../../test/helpers/fixtures.ts';
 import { ashbySalary, createAshbyConnector } from './ashby.ts';
 
-type Loopback = Awaited<ReturnType<typeof startLoopback>>;
-let loop: Loopback;
-let ashby: ReturnType<typeof createAshbyConnector>;
+const replay = useConnectorReplay('ashby', createAshbyConnector, { timeoutMs: 2_000 });
+const { target, postingsOf } = replay;
 
 interface RawJob {
   id: string;
@@ -28,39 +28,16 @@ function rawJob(board: string, id: string): RawJob {
   return job;
 }
 
-const target = (board: string, extra: Partial<CrawlTarget> = {}): CrawlTarget => ({ id: `ashby:${board}`, providerId: 'ashby', board, ...extra });
-
-async function postingsOf(board: string, extra: Partial<CrawlTarget> = {}): Promise<SourcePosting[]> {
-  const outcome = await ashby.crawl(target(board, extra), loop.fetcher);
-  if (outcome.kind !== 'fetched') throw new Error(`expected fetched, got ${outcome.kind}`);
-  return outcome.postings;
-}
-
 async function find(board: string, id: string): Promise<SourcePosting> {
   const posting = (await postingsOf(board)).find((p) => p.sourcePostingId === id);
   if (!posting) throw new Error(`no posting ${id} on ${board}`);
   return posting;
 }
 
-async function crawlError(promise: Promise<CrawlOutcome>): Promise<CrawlError> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).toBeInstanceOf(CrawlError);
-    return err as CrawlError;
-  }
-  throw new Error('expected a CrawlError');
-}
+const crawlError = (promise: Promise<CrawlOutcome>) => rejectionOf(promise, CrawlError);
 
-beforeAll(async () => {
-  loop = await startLoopback({ timeoutMs: 2_000 });
-  ashby = createAshbyConnector(loop.replay.baseUrls.ashby);
-});
-afterAll(async () => {
-  await loop.close();
-});
 beforeEach(() => {
-  loop.replay.requests.length = 0;
+  replay.loop.replay.requests.length = 0;
 });
 
 describe('Ashby connector on the recorded boards', () => {
@@ -69,7 +46,7 @@ describe('Ashby connector on the recorded boards', () => {
     expect(boards.length).toBeGreaterThanOrEqual(50);
     let total = 0;
     for (const entry of boards) {
-      const outcome = await ashby.crawl(targetOf(entry), loop.fetcher);
+      const outcome = await replay.connector.crawl(targetOf(entry), replay.loop.fetcher);
       expect(outcome.kind).toBe('fetched');
       if (outcome.kind !== 'fetched') continue;
       const jobs = (readFixture('ashby', entry.board) as { jobs: RawJob[] }).jobs;
@@ -115,7 +92,7 @@ describe('Ashby connector on the recorded boards', () => {
     expect(posting.location).toBe('United States | Remote');
     expect(posting.locations).toEqual([{ text: 'United States | Remote', country: 'United States' }]);
     expect(posting.company).toEqual({ name: 'Synergy Pet Group' });
-    expect(loop.replay.requests[0]?.path).toBe('/posting-api/job-board/Synergy%20Pet%20Group?includeCompensation=true');
+    expect(replay.loop.replay.requests[0]?.path).toBe('/posting-api/job-board/Synergy%20Pet%20Group?includeCompensation=true');
   });
 
   it('maps a monthly salary: bjakcareer b1212e14 (MYR 3,500-6,000 per month)', async () => {
@@ -162,16 +139,16 @@ describe('Ashby connector on the recorded boards', () => {
   });
 
   it('treats an empty board as fetched with no postings', async () => {
-    const outcome = await ashby.crawl(target('superhuman'), loop.fetcher);
+    const outcome = await replay.connector.crawl(target('superhuman'), replay.loop.fetcher);
     expect(outcome).toMatchObject({ kind: 'fetched', postings: [], skipped: 0 });
   });
 
   it('counts postings without id or title as skipped, leaves unlisted ones out and keeps one copy of a duplicate id', async () => {
     const [a, b] = (readFixture('ashby', 'Synergy Pet Group') as { jobs: RawJob[] }).jobs;
-    loop.replay.override('/posting-api/job-board/mixed', {
+    replay.loop.replay.override('/posting-api/job-board/mixed', {
       json: { jobs: [a, { ...b, id: '' }, { ...b, title: null }, { ...b, isListed: false }, a, 'junk'], apiVersion: '1' },
     });
-    const outcome = await ashby.crawl(target('mixed'), loop.fetcher);
+    const outcome = await replay.connector.crawl(target('mixed'), replay.loop.fetcher);
     expect(outcome).toMatchObject({ kind: 'fetched', skipped: 3 });
     if (outcome.kind === 'fetched') expect(outcome.postings.map((p) => p.sourcePostingId)).toEqual([a!.id]);
   });
@@ -179,14 +156,14 @@ describe('Ashby connector on the recorded boards', () => {
 
 describe('conditional requests', () => {
   it('sends the validators and returns not_modified on 304', async () => {
-    const first = await ashby.crawl(target('DeepL'), loop.fetcher);
+    const first = await replay.connector.crawl(target('DeepL'), replay.loop.fetcher);
     if (first.kind !== 'fetched') throw new Error('expected fetched');
-    expect(await ashby.crawl(target('DeepL', { etag: first.etag }), loop.fetcher)).toEqual({ kind: 'not_modified' });
-    expect(loop.replay.requests[1]?.headers['if-none-match']).toBe(first.etag);
-    expect(await ashby.crawl(target('DeepL', { lastModified: first.lastModified }), loop.fetcher)).toEqual({ kind: 'not_modified' });
-    expect(loop.replay.requests[2]?.headers['if-modified-since']).toBe(first.lastModified);
+    expect(await replay.connector.crawl(target('DeepL', { etag: first.etag }), replay.loop.fetcher)).toEqual({ kind: 'not_modified' });
+    expect(replay.loop.replay.requests[1]?.headers['if-none-match']).toBe(first.etag);
+    expect(await replay.connector.crawl(target('DeepL', { lastModified: first.lastModified }), replay.loop.fetcher)).toEqual({ kind: 'not_modified' });
+    expect(replay.loop.replay.requests[2]?.headers['if-modified-since']).toBe(first.lastModified);
     // A stale validator gets the full board.
-    expect((await ashby.crawl(target('DeepL', { etag: '"stale"' }), loop.fetcher)).kind).toBe('fetched');
+    expect((await replay.connector.crawl(target('DeepL', { etag: '"stale"' }), replay.loop.fetcher)).kind).toBe('fetched');
   });
 });
 
@@ -195,42 +172,42 @@ describe('unusable answers', () => {
   const broken = target('broken');
 
   it('500 → http_status', async () => {
-    loop.replay.override(path, { status: 500, body: 'Internal Server Error' });
-    const err = await crawlError(ashby.crawl(broken, loop.fetcher));
+    replay.loop.replay.override(path, { status: 500, body: 'Internal Server Error' });
+    const err = await crawlError(replay.connector.crawl(broken, replay.loop.fetcher));
     expect([err.kind, err.status]).toEqual(['http_status', 500]);
   });
 
   it('unknown board (404) → http_status', async () => {
-    const err = await crawlError(ashby.crawl(target('no-such-board'), loop.fetcher));
+    const err = await crawlError(replay.connector.crawl(target('no-such-board'), replay.loop.fetcher));
     expect([err.kind, err.status]).toEqual(['http_status', 404]);
   });
 
   it('an HTML error page with status 200 → malformed', async () => {
-    loop.replay.override(path, { status: 200, body: '<!doctype html><html><body>Service unavailable</body></html>', headers: { 'content-type': 'text/html' } });
-    expect((await crawlError(ashby.crawl(broken, loop.fetcher))).kind).toBe('malformed');
+    replay.loop.replay.override(path, { status: 200, body: '<!doctype html><html><body>Service unavailable</body></html>', headers: { 'content-type': 'text/html' } });
+    expect((await crawlError(replay.connector.crawl(broken, replay.loop.fetcher))).kind).toBe('malformed');
   });
 
   it('truncated JSON → malformed', async () => {
     const bytes = JSON.stringify(readFixture('ashby', 'DeepL'));
-    loop.replay.override(path, { status: 200, body: bytes.slice(0, Math.floor(bytes.length / 2)), headers: { 'content-type': 'application/json' } });
-    expect((await crawlError(ashby.crawl(broken, loop.fetcher))).kind).toBe('malformed');
+    replay.loop.replay.override(path, { status: 200, body: bytes.slice(0, Math.floor(bytes.length / 2)), headers: { 'content-type': 'application/json' } });
+    expect((await crawlError(replay.connector.crawl(broken, replay.loop.fetcher))).kind).toBe('malformed');
   });
 
   it.each([[{ jobs: {} }], [[]], [{ data: [] }], [null], ['jobs']])('wrong shape %j → malformed', async (json) => {
-    loop.replay.override(path, { json });
-    expect((await crawlError(ashby.crawl(broken, loop.fetcher))).kind).toBe('malformed');
+    replay.loop.replay.override(path, { json });
+    expect((await crawlError(replay.connector.crawl(broken, replay.loop.fetcher))).kind).toBe('malformed');
   });
 
   it('slow answer → timeout; cut connection → network; oversized → too_large', async () => {
-    loop.replay.override(path, { status: 200, body: '{"jobs":[]}', delayMs: 3_000 });
+    replay.loop.replay.override(path, { status: 200, body: '{"jobs":[]}', delayMs: 3_000 });
     const impatient = createFetcher(loopbackFetchConfig({ timeoutMs: 250 }));
     try {
-      expect((await crawlError(ashby.crawl(broken, impatient))).kind).toBe('timeout');
+      expect((await crawlError(replay.connector.crawl(broken, impatient))).kind).toBe('timeout');
     } finally {
       await impatient.close();
     }
-    loop.replay.override(path, { destroySocket: true });
-    expect((await crawlError(ashby.crawl(broken, loop.fetcher))).kind).toBe('network');
+    replay.loop.replay.override(path, { destroySocket: true });
+    expect((await crawlError(replay.connector.crawl(broken, replay.loop.fetcher))).kind).toBe('network');
     const small = await startLoopback({ maxBytes: 10_000 });
     try {
       const err = await crawlError(createAshbyConnector(small.replay.baseUrls.ashby).crawl(target('DeepL'), small.fetcher));

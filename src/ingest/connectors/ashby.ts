@@ -30,9 +30,8 @@
  */
 import type { SalaryPeriod } from '../../domain/vocabulary.ts';
 import type { SourceLocation, SourcePosting, SourceSalary } from '../../domain/posting.ts';
-import { defineConnector, type Connector, type CrawlOutcome, type CrawlTarget } from '../connector.ts';
-import type { Fetcher } from '../fetcher.ts';
-import { boardList, companyOf, compact, fetchBoard, fetched, finite, isoInstant, isRecord, mapPostings, text, trimBase } from './common.ts';
+import { defineConnector, type Connector, type CrawlTarget } from '../connector.ts';
+import { companyOf, compact, isoInstant, isRecord, jsonBoardConnector, salaryOf, text } from './common.ts';
 
 /** Ashby `interval` → stored salary period (null: the interval has no yearly equivalent). */
 export const ASHBY_INTERVALS: Readonly<Record<string, SalaryPeriod>> = {
@@ -59,16 +58,9 @@ export function ashbySalary(compensation: unknown): SourceSalary | undefined {
   if (!isRecord(compensation) || !Array.isArray(compensation['summaryComponents'])) return undefined;
   const component = compensation['summaryComponents'].find((c) => isRecord(c) && c['compensationType'] === 'Salary');
   if (!isRecord(component)) return undefined;
-  const min = finite(component['minValue']);
-  const max = finite(component['maxValue']);
-  if (min === undefined && max === undefined) return undefined;
   const interval = text(component['interval']);
-  return compact<SourceSalary>({
-    min,
-    max,
-    currency: text(component['currencyCode'])?.trim().toUpperCase(),
-    period: (interval !== undefined ? ASHBY_INTERVALS[interval.trim().toUpperCase()] : undefined) ?? null,
-  });
+  const period = (interval !== undefined ? ASHBY_INTERVALS[interval.trim().toUpperCase()] : undefined) ?? null;
+  return salaryOf(component['minValue'], component['maxValue'], component['currencyCode'], period);
 }
 
 /** Map one Ashby job; null when it has no id or title, undefined when it is unlisted. */
@@ -114,19 +106,10 @@ export function mapAshbyJob(job: unknown, target: CrawlTarget): SourcePosting | 
  * @param baseUrl API origin, e.g. `https://api.ashbyhq.com` (config `JOBLEDGER_ASHBY_BASE_URL`).
  */
 export function createAshbyConnector(baseUrl: string): Connector {
-  const base = trimBase(baseUrl);
-  const boardUrl = (target: CrawlTarget): string =>
-    `${base}/posting-api/job-board/${encodeURIComponent(target.board)}?includeCompensation=true`;
-  return {
-    id: 'ashby',
-    boardUrl,
-    /** @throws CrawlError: fetch failures by kind; `malformed` unless the answer is `{"jobs": [...]}`. */
-    async crawl(target: CrawlTarget, fetcher: Fetcher): Promise<CrawlOutcome> {
-      const answer = await fetchBoard(fetcher, boardUrl(target), target);
-      if (answer.kind === 'not_modified') return answer;
-      return fetched(mapPostings(boardList(answer.body, target, 'jobs'), (job) => mapAshbyJob(job, target)), answer);
-    },
-  };
+  return jsonBoardConnector(
+    { id: 'ashby', url: (base, target) => `${base}/posting-api/job-board/${encodeURIComponent(target.board)}?includeCompensation=true`, listKey: 'jobs', map: mapAshbyJob },
+    baseUrl,
+  );
 }
 
 /** The Ashby connector's descriptor (connectors/registry.ts). */

@@ -1,12 +1,14 @@
 /**
  * What every connector does the same way: the conditional board fetch, the mapping of fetch failures
- * to {@link CrawlError}, JSON parsing that refuses anything that is not JSON, and small readers that
+ * to {@link CrawlError}, JSON parsing that refuses anything that is not JSON, the whole crawl of a
+ * board that is one JSON document ({@link jsonBoardConnector}), and small readers that
  * turn a payload's loosely typed values into `SourcePosting` fields without guessing (absent, null,
  * blank or wrongly typed values become `undefined`).
  */
-import type { SourcePosting } from '../../domain/posting.ts';
+import type { SourcePosting, SourceSalary } from '../../domain/posting.ts';
+import type { SalaryPeriod } from '../../domain/vocabulary.ts';
 import { CrawlError } from '../connector.ts';
-import type { CrawlOutcome, CrawlTarget } from '../connector.ts';
+import type { Connector, CrawlOutcome, CrawlTarget } from '../connector.ts';
 import { FetchError } from '../fetcher.ts';
 import type { Fetcher } from '../fetcher.ts';
 
@@ -86,6 +88,11 @@ export function text(value: unknown): string | undefined {
   return typeof value === 'string' && value.trim() !== '' ? value : undefined;
 }
 
+/** The non-blank strings of an array, in order; anything that is not an array gives none. */
+export function textList(value: unknown): string[] {
+  return Array.isArray(value) ? value.map(text).filter((t): t is string => t !== undefined) : [];
+}
+
 /** A finite number; anything else (null, strings, NaN) is undefined. */
 export function finite(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
@@ -131,6 +138,15 @@ export function compact<T extends object>(value: T): T {
     if (value[key] === undefined) delete value[key];
   }
   return value;
+}
+
+/**
+ * A structured salary from a payload's amounts (finite numbers, as given), currency (upper-cased) and
+ * period (null: the source's interval has no stored equivalent); undefined when neither amount is a number.
+ */
+export function salaryOf(min: unknown, max: unknown, currency: unknown, period: SalaryPeriod | null): SourceSalary | undefined {
+  const salary = compact<SourceSalary>({ min: finite(min), max: finite(max), currency: text(currency)?.trim().toUpperCase(), period });
+  return salary.min === undefined && salary.max === undefined ? undefined : salary;
 }
 
 /**
@@ -184,4 +200,40 @@ export function fetched(result: { postings: SourcePosting[]; skipped: number }, 
 /** A base URL without trailing slashes, so `${base}/path` never doubles one. */
 export function trimBase(baseUrl: string): string {
   return baseUrl.replace(/\/+$/, '');
+}
+
+/** A source whose board is one JSON document: what {@link jsonBoardConnector} needs to crawl it. */
+export interface JsonBoard {
+  /** The connector's id (its descriptor's). */
+  id: string;
+  /** The board's URL; `base` is the configured base URL without trailing slashes. */
+  url(base: string, target: CrawlTarget): string;
+  /** The posting list's key in a top-level object (see {@link boardList}); omitted: the answer is the array. */
+  listKey?: string;
+  /** What the top-level array holds, for the error message (default `postings`). */
+  items?: string;
+  /** Map one item: null when it lacks an id or a title (counted), undefined when it is to be ignored. */
+  map(item: unknown, target: CrawlTarget): SourcePosting | null | undefined;
+  /** Which of two postings with one id is kept (see {@link dedupeById}; default the first). */
+  prefer?: (candidate: SourcePosting, kept: SourcePosting) => boolean;
+}
+
+/**
+ * The connector of a {@link JsonBoard}: one conditional GET of the board's URL under `baseUrl`; a 304
+ * is `not_modified`, any other answer is the board's posting list, mapped and deduplicated.
+ * @throws CrawlError (from `crawl`): fetch failures by kind; `malformed` unless the answer carries the list.
+ */
+export function jsonBoardConnector(board: JsonBoard, baseUrl: string): Connector {
+  const base = trimBase(baseUrl);
+  const boardUrl = (target: CrawlTarget): string => board.url(base, target);
+  return {
+    id: board.id,
+    boardUrl,
+    async crawl(target, fetcher) {
+      const answer = await fetchBoard(fetcher, boardUrl(target), target);
+      if (answer.kind === 'not_modified') return answer;
+      const items = boardList(answer.body, target, board.listKey, board.items);
+      return fetched(mapPostings(items, (item) => board.map(item, target), board.prefer), answer);
+    },
+  };
 }

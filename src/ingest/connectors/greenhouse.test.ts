@@ -2,35 +2,19 @@
  * The Greenhouse connector on the hand-written boards (fixtures/greenhouse, real Job Board API shape),
  * fetched from the loopback replay server.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CrawlTarget } from '../connector.ts';
+import { describe, expect, it } from 'vitest';
 import type { SourcePosting } from '../../domain/posting.ts';
-import { readFixture, startLoopback } from '../../../test/helpers/fixtures.ts';
+import { readFixture, useConnectorReplay } from '../../../test/helpers/fixtures.ts';
 import { createGreenhouseConnector, unescapeHtmlOnce } from './greenhouse.ts';
 
-let loop: Awaited<ReturnType<typeof startLoopback>>;
-let greenhouse: ReturnType<typeof createGreenhouseConnector>;
-const target = (board: string, extra: Partial<CrawlTarget> = {}): CrawlTarget => ({ id: `greenhouse:${board}`, providerId: 'greenhouse', board, ...extra });
+const replay = useConnectorReplay('greenhouse', createGreenhouseConnector);
+const { target, postingsOf } = replay;
 
-async function postingsOf(board: string, extra: Partial<CrawlTarget> = {}): Promise<SourcePosting[]> {
-  const outcome = await greenhouse.crawl(target(board, extra), loop.fetcher);
-  if (outcome.kind !== 'fetched') throw new Error('expected fetched');
-  expect(outcome.skipped).toBe(0);
-  return outcome.postings;
-}
 const byId = (postings: SourcePosting[], id: string) => postings.find((p) => p.sourcePostingId === id);
-
-beforeAll(async () => {
-  loop = await startLoopback();
-  greenhouse = createGreenhouseConnector(loop.replay.baseUrls.greenhouse);
-});
-afterAll(async () => {
-  await loop.close();
-});
 
 describe('Greenhouse connector', () => {
   it('reads both boards on the real path', async () => {
-    expect(greenhouse.boardUrl(target('northwindrobotics'))).toBe(`${loop.replay.url}/v1/boards/northwindrobotics/jobs?content=true`);
+    expect(replay.connector.boardUrl(target('northwindrobotics'))).toBe(`${replay.loop.replay.url}/v1/boards/northwindrobotics/jobs?content=true`);
     expect((await postingsOf('northwindrobotics')).length).toBe(6);
     expect((await postingsOf('brightharbor')).length).toBe(6);
   });
@@ -84,12 +68,12 @@ describe('Greenhouse connector', () => {
 
   it('falls back to the target name when company_name is missing, and refuses wrong shapes', async () => {
     const raw = (readFixture('greenhouse', 'brightharbor') as { jobs: Record<string, unknown>[] }).jobs[0]!;
-    loop.replay.override('/v1/boards/other/jobs', { json: { jobs: [{ ...raw, company_name: null }, { ...raw, id: null }], meta: { total: 2 } } });
-    const outcome = await greenhouse.crawl(target('other', { companyName: 'Other Co' }), loop.fetcher);
+    replay.loop.replay.override('/v1/boards/other/jobs', { json: { jobs: [{ ...raw, company_name: null }, { ...raw, id: null }], meta: { total: 2 } } });
+    const outcome = await replay.connector.crawl(target('other', { companyName: 'Other Co' }), replay.loop.fetcher);
     expect(outcome).toMatchObject({ kind: 'fetched', skipped: 1 });
     if (outcome.kind === 'fetched') expect(outcome.postings[0]?.company).toEqual({ name: 'Other Co' });
-    loop.replay.override('/v1/boards/other/jobs', { json: [] });
-    await expect(greenhouse.crawl(target('other'), loop.fetcher)).rejects.toMatchObject({ kind: 'malformed' });
+    replay.loop.replay.override('/v1/boards/other/jobs', { json: [] });
+    await expect(replay.connector.crawl(target('other'), replay.loop.fetcher)).rejects.toMatchObject({ kind: 'malformed' });
   });
 });
 

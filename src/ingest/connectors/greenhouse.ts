@@ -22,9 +22,8 @@
  * a second pass would turn escaped text into markup.
  */
 import type { SourceLocation, SourcePosting } from '../../domain/posting.ts';
-import { defineConnector, type Connector, type CrawlOutcome, type CrawlTarget } from '../connector.ts';
-import type { Fetcher } from '../fetcher.ts';
-import { boardList, companyOf, compact, fetchBoard, fetched, idString, isoInstant, isRecord, mapPostings, text, trimBase } from './common.ts';
+import { defineConnector, type Connector, type CrawlTarget } from '../connector.ts';
+import { companyOf, compact, idString, isoInstant, isRecord, jsonBoardConnector, text } from './common.ts';
 
 const NAMED: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", '#39': "'" };
 
@@ -85,18 +84,10 @@ export function mapGreenhouseJob(job: unknown, target: CrawlTarget): SourcePosti
  * @param baseUrl API origin, e.g. `https://boards-api.greenhouse.io` (config `JOBLEDGER_GREENHOUSE_BASE_URL`).
  */
 export function createGreenhouseConnector(baseUrl: string): Connector {
-  const base = trimBase(baseUrl);
-  const boardUrl = (target: CrawlTarget): string => `${base}/v1/boards/${encodeURIComponent(target.board)}/jobs?content=true`;
-  return {
-    id: 'greenhouse',
-    boardUrl,
-    /** @throws CrawlError: fetch failures by kind; `malformed` unless the answer is `{"jobs": [...]}`. */
-    async crawl(target: CrawlTarget, fetcher: Fetcher): Promise<CrawlOutcome> {
-      const answer = await fetchBoard(fetcher, boardUrl(target), target);
-      if (answer.kind === 'not_modified') return answer;
-      return fetched(mapPostings(boardList(answer.body, target, 'jobs'), (job) => mapGreenhouseJob(job, target)), answer);
-    },
-  };
+  return jsonBoardConnector(
+    { id: 'greenhouse', url: (base, target) => `${base}/v1/boards/${encodeURIComponent(target.board)}/jobs?content=true`, listKey: 'jobs', map: mapGreenhouseJob },
+    baseUrl,
+  );
 }
 
 /** The Greenhouse connector's descriptor (connectors/registry.ts). */

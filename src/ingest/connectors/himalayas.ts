@@ -20,26 +20,18 @@
  */
 import type { SourceLocation, SourcePosting, SourceSalary } from '../../domain/posting.ts';
 import { SALARY_PERIODS, type SalaryPeriod } from '../../domain/vocabulary.ts';
-import { defineConnector, type Connector, type CrawlOutcome, type CrawlTarget } from '../connector.ts';
-import type { Fetcher } from '../fetcher.ts';
-import { boardList, compact, fetchBoard, fetched, finite, isoFromEpochMs, isRecord, mapPostings, text, trimBase } from './common.ts';
+import { defineConnector, type Connector } from '../connector.ts';
+import { compact, finite, isoFromEpochMs, isRecord, jsonBoardConnector, salaryOf, text, textList } from './common.ts';
 
 function epochSeconds(value: unknown): string | undefined {
   const s = finite(value);
   return s === undefined ? undefined : isoFromEpochMs(s * 1000);
 }
 
-function salaryOf(job: Record<string, unknown>): SourceSalary | undefined {
-  const min = finite(job['minSalary']);
-  const max = finite(job['maxSalary']);
-  if (min === undefined && max === undefined) return undefined;
+function himalayasSalary(job: Record<string, unknown>): SourceSalary | undefined {
   const period = text(job['salaryPeriod'])?.trim().toLowerCase();
-  return compact<SourceSalary>({
-    min,
-    max,
-    currency: text(job['currency'])?.trim().toUpperCase(),
-    period: period && (SALARY_PERIODS as readonly string[]).includes(period) ? (period as SalaryPeriod) : null,
-  });
+  const known = period && (SALARY_PERIODS as readonly string[]).includes(period) ? (period as SalaryPeriod) : null;
+  return salaryOf(job['minSalary'], job['maxSalary'], job['currency'], known);
 }
 
 /** Map one Himalayas job; null when it has no id or title. */
@@ -48,9 +40,9 @@ export function mapHimalayasJob(job: unknown): SourcePosting | null {
   const id = text(job['guid']) ?? text(job['applicationLink']);
   const title = text(job['title']);
   if (id === undefined || title === undefined) return null;
-  const restrictions = Array.isArray(job['locationRestrictions']) ? job['locationRestrictions'].map(text).filter((c): c is string => c !== undefined) : [];
+  const restrictions = textList(job['locationRestrictions']);
   const locations: SourceLocation[] = restrictions.map((country) => ({ country }));
-  const parents = Array.isArray(job['parentCategories']) ? job['parentCategories'].map(text).filter((c): c is string => c !== undefined) : [];
+  const parents = textList(job['parentCategories']);
   return compact<SourcePosting>({
     sourcePostingId: id,
     title,
@@ -62,7 +54,7 @@ export function mapHimalayasJob(job: unknown): SourcePosting | null {
     postedAt: epochSeconds(job['pubDate']),
     closesAt: epochSeconds(job['expiryDate']),
     descriptionHtml: text(job['description']),
-    salary: salaryOf(job),
+    salary: himalayasSalary(job),
     applyUrl: text(job['applicationLink']),
     postingUrl: text(job['applicationLink']),
     hints: parents[0] ? { department: parents[0] } : undefined,
@@ -74,18 +66,7 @@ export function mapHimalayasJob(job: unknown): SourcePosting | null {
  * @param baseUrl API origin, e.g. `https://himalayas.app` (config `JOBLEDGER_HIMALAYAS_BASE_URL`).
  */
 export function createHimalayasConnector(baseUrl: string): Connector {
-  const base = trimBase(baseUrl);
-  const boardUrl = (): string => `${base}/jobs/api`;
-  return {
-    id: 'himalayas',
-    boardUrl,
-    /** @throws CrawlError: fetch failures by kind; `malformed` unless the answer is `{"jobs": [...]}`. */
-    async crawl(target: CrawlTarget, fetcher: Fetcher): Promise<CrawlOutcome> {
-      const answer = await fetchBoard(fetcher, boardUrl(), target);
-      if (answer.kind === 'not_modified') return answer;
-      return fetched(mapPostings(boardList(answer.body, target, 'jobs'), mapHimalayasJob), answer);
-    },
-  };
+  return jsonBoardConnector({ id: 'himalayas', url: (base) => `${base}/jobs/api`, listKey: 'jobs', map: mapHimalayasJob }, baseUrl);
 }
 
 /** The Himalayas connector's descriptor (connectors/registry.ts). */

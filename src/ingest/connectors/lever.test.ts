@@ -2,35 +2,19 @@
  * The Lever connector on the hand-written sites (fixtures/lever, real Postings API shape), fetched from
  * the loopback replay server.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CrawlTarget } from '../connector.ts';
+import { describe, expect, it } from 'vitest';
 import type { SourcePosting } from '../../domain/posting.ts';
-import { readFixture, startLoopback } from '../../../test/helpers/fixtures.ts';
+import { readFixture, useConnectorReplay } from '../../../test/helpers/fixtures.ts';
 import { createLeverConnector, leverSalary } from './lever.ts';
 
-let loop: Awaited<ReturnType<typeof startLoopback>>;
-let lever: ReturnType<typeof createLeverConnector>;
-const target = (board: string, extra: Partial<CrawlTarget> = {}): CrawlTarget => ({ id: `lever:${board}`, providerId: 'lever', board, ...extra });
+const replay = useConnectorReplay('lever', createLeverConnector);
+const { target, postingsOf } = replay;
 
-async function postingsOf(board: string, extra: Partial<CrawlTarget> = {}): Promise<SourcePosting[]> {
-  const outcome = await lever.crawl(target(board, extra), loop.fetcher);
-  if (outcome.kind !== 'fetched') throw new Error('expected fetched');
-  expect(outcome.skipped).toBe(0);
-  return outcome.postings;
-}
 const byTitle = (postings: SourcePosting[], title: string) => postings.find((p) => p.title === title)!;
-
-beforeAll(async () => {
-  loop = await startLoopback();
-  lever = createLeverConnector(loop.replay.baseUrls.lever);
-});
-afterAll(async () => {
-  await loop.close();
-});
 
 describe('Lever connector', () => {
   it('reads both sites on the real path', async () => {
-    expect(lever.boardUrl(target('kestrel-mobility'))).toBe(`${loop.replay.url}/v0/postings/kestrel-mobility?mode=json`);
+    expect(replay.connector.boardUrl(target('kestrel-mobility'))).toBe(`${replay.loop.replay.url}/v0/postings/kestrel-mobility?mode=json`);
     expect((await postingsOf('tessellate')).length).toBe(6);
     expect((await postingsOf('kestrel-mobility')).length).toBe(6);
   });
@@ -87,8 +71,8 @@ describe('Lever connector', () => {
   });
 
   it('refuses an answer that is not an array, e.g. an error object', async () => {
-    loop.replay.override('/v0/postings/gone', { json: { ok: false, error: 'Document not found' } });
-    await expect(lever.crawl(target('gone'), loop.fetcher)).rejects.toMatchObject({ kind: 'malformed' });
+    replay.loop.replay.override('/v0/postings/gone', { json: { ok: false, error: 'Document not found' } });
+    await expect(replay.connector.crawl(target('gone'), replay.loop.fetcher)).rejects.toMatchObject({ kind: 'malformed' });
   });
 });
 

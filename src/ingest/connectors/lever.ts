@@ -32,9 +32,8 @@
  */
 import type { Remote, SalaryPeriod } from '../../domain/vocabulary.ts';
 import type { SourceLocation, SourcePosting, SourceSalary } from '../../domain/posting.ts';
-import { defineConnector, type Connector, type CrawlOutcome, type CrawlTarget } from '../connector.ts';
-import type { Fetcher } from '../fetcher.ts';
-import { boardList, companyOf, compact, fetchBoard, fetched, finite, isoFromEpochMs, isRecord, mapPostings, text, trimBase } from './common.ts';
+import { defineConnector, type Connector, type CrawlTarget } from '../connector.ts';
+import { companyOf, compact, isoFromEpochMs, isRecord, jsonBoardConnector, salaryOf, text } from './common.ts';
 
 /** Lever `salaryRange.interval` → stored salary period. */
 export const LEVER_INTERVALS: Readonly<Record<string, SalaryPeriod>> = {
@@ -54,16 +53,9 @@ function escapeText(s: string): string {
 /** The structured salary of a Lever `salaryRange`, or undefined when it states none. */
 export function leverSalary(range: unknown): SourceSalary | undefined {
   if (!isRecord(range)) return undefined;
-  const min = finite(range['min']);
-  const max = finite(range['max']);
-  if (min === undefined && max === undefined) return undefined;
   const interval = text(range['interval']);
-  return compact<SourceSalary>({
-    min,
-    max,
-    currency: text(range['currency'])?.trim().toUpperCase(),
-    period: (interval !== undefined ? LEVER_INTERVALS[interval.trim().toLowerCase()] : undefined) ?? null,
-  });
+  const period = (interval !== undefined ? LEVER_INTERVALS[interval.trim().toLowerCase()] : undefined) ?? null;
+  return salaryOf(range['min'], range['max'], range['currency'], period);
 }
 
 /** The description HTML of a Lever posting, assembled as described in this module; undefined when empty. */
@@ -129,18 +121,7 @@ export function mapLeverPosting(posting: unknown, target: CrawlTarget): SourcePo
  * @param baseUrl API origin, e.g. `https://api.lever.co` (config `JOBLEDGER_LEVER_BASE_URL`).
  */
 export function createLeverConnector(baseUrl: string): Connector {
-  const base = trimBase(baseUrl);
-  const boardUrl = (target: CrawlTarget): string => `${base}/v0/postings/${encodeURIComponent(target.board)}?mode=json`;
-  return {
-    id: 'lever',
-    boardUrl,
-    /** @throws CrawlError: fetch failures by kind; `malformed` unless the answer is a JSON array. */
-    async crawl(target: CrawlTarget, fetcher: Fetcher): Promise<CrawlOutcome> {
-      const answer = await fetchBoard(fetcher, boardUrl(target), target);
-      if (answer.kind === 'not_modified') return answer;
-      return fetched(mapPostings(boardList(answer.body, target), (posting) => mapLeverPosting(posting, target)), answer);
-    },
-  };
+  return jsonBoardConnector({ id: 'lever', url: (base, target) => `${base}/v0/postings/${encodeURIComponent(target.board)}?mode=json`, map: mapLeverPosting }, baseUrl);
 }
 
 /** The Lever connector's descriptor (connectors/registry.ts). */

@@ -22,9 +22,8 @@
  * The free-text `salary` is not structured data and is not read; the description may state pay.
  */
 import type { SourcePosting } from '../../domain/posting.ts';
-import { defineConnector, type Connector, type CrawlOutcome, type CrawlTarget } from '../connector.ts';
-import type { Fetcher } from '../fetcher.ts';
-import { boardList, compact, fetchBoard, fetched, idString, isoInstant, isRecord, mapPostings, text, trimBase } from './common.ts';
+import { defineConnector, type Connector } from '../connector.ts';
+import { compact, idString, isoInstant, isRecord, jsonBoardConnector, text } from './common.ts';
 
 /** Map one Remotive job; null when it has no id or title. */
 export function mapRemotiveJob(job: unknown): SourcePosting | null {
@@ -55,18 +54,7 @@ export function mapRemotiveJob(job: unknown): SourcePosting | null {
  * @param baseUrl API origin, e.g. `https://remotive.com` (config `JOBLEDGER_REMOTIVE_BASE_URL`).
  */
 export function createRemotiveConnector(baseUrl: string): Connector {
-  const base = trimBase(baseUrl);
-  const boardUrl = (): string => `${base}/api/remote-jobs`;
-  return {
-    id: 'remotive',
-    boardUrl,
-    /** @throws CrawlError: fetch failures by kind; `malformed` unless the answer is `{"jobs": [...]}`. */
-    async crawl(target: CrawlTarget, fetcher: Fetcher): Promise<CrawlOutcome> {
-      const answer = await fetchBoard(fetcher, boardUrl(), target);
-      if (answer.kind === 'not_modified') return answer;
-      return fetched(mapPostings(boardList(answer.body, target, 'jobs'), mapRemotiveJob), answer);
-    },
-  };
+  return jsonBoardConnector({ id: 'remotive', url: (base) => `${base}/api/remote-jobs`, listKey: 'jobs', map: mapRemotiveJob }, baseUrl);
 }
 
 /** The Remotive connector's descriptor (connectors/registry.ts). */

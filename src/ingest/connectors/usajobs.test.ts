@@ -3,36 +3,18 @@
  * github.com/abigailhaddad/usajobs_historical), fetched from the loopback replay server on the
  * raw.githubusercontent.com path.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CrawlError } from '../connector.ts';
-import type { CrawlTarget } from '../connector.ts';
-import type { SourcePosting } from '../../domain/posting.ts';
-import { readFixture, startLoopback } from '../../../test/helpers/fixtures.ts';
+import { readFixture, useConnectorReplay } from '../../../test/helpers/fixtures.ts';
 import { createUsajobsConnector } from './usajobs.ts';
 
-let loop: Awaited<ReturnType<typeof startLoopback>>;
-let usajobs: ReturnType<typeof createUsajobsConnector>;
-const target = (board: string, extra: Partial<CrawlTarget> = {}): CrawlTarget => ({ id: `usajobs:${board}`, providerId: 'usajobs', board, ...extra });
-
-async function postingsOf(board: string): Promise<SourcePosting[]> {
-  const outcome = await usajobs.crawl(target(board), loop.fetcher);
-  if (outcome.kind !== 'fetched') throw new Error('expected fetched');
-  expect(outcome.skipped).toBe(0);
-  return outcome.postings;
-}
-
-beforeAll(async () => {
-  loop = await startLoopback();
-  usajobs = createUsajobsConnector(loop.replay.baseUrls.usajobs);
-});
-afterAll(async () => {
-  await loop.close();
-});
+const replay = useConnectorReplay('usajobs', createUsajobsConnector);
+const { target, postingsOf } = replay;
 
 describe('USAJOBS connector', () => {
   it('fetches the file on the upstream path', () => {
-    expect(usajobs.boardUrl(target('jobs_judicial_branch'))).toBe(
-      `${loop.replay.url}/abigailhaddad/usajobs_historical/main/tracking/public/data/raw_jobs/jobs_judicial_branch.json`,
+    expect(replay.connector.boardUrl(target('jobs_judicial_branch'))).toBe(
+      `${replay.loop.replay.url}/abigailhaddad/usajobs_historical/main/tracking/public/data/raw_jobs/jobs_judicial_branch.json`,
     );
   });
 
@@ -80,20 +62,20 @@ describe('USAJOBS connector', () => {
 
   it('refuses an answer that is not an array of announcements', async () => {
     const path = '/abigailhaddad/usajobs_historical/main/tracking/public/data/raw_jobs/jobs_broken.json';
-    loop.replay.override(path, { json: { jobs: [] } });
-    await expect(usajobs.crawl(target('jobs_broken'), loop.fetcher)).rejects.toMatchObject({ kind: 'malformed' });
-    loop.replay.override(path, { status: 200, body: '404: Not Found' });
-    await expect(usajobs.crawl(target('jobs_broken'), loop.fetcher)).rejects.toBeInstanceOf(CrawlError);
-    loop.replay.override(path, { json: [{ control_number: 1, position_title: '' }, { position_title: 'Clerk' }, { control_number: 2, position_title: 'Clerk', open_date: '2025-02-30' }] });
-    const outcome = await usajobs.crawl(target('jobs_broken'), loop.fetcher);
+    replay.loop.replay.override(path, { json: { jobs: [] } });
+    await expect(replay.connector.crawl(target('jobs_broken'), replay.loop.fetcher)).rejects.toMatchObject({ kind: 'malformed' });
+    replay.loop.replay.override(path, { status: 200, body: '404: Not Found' });
+    await expect(replay.connector.crawl(target('jobs_broken'), replay.loop.fetcher)).rejects.toBeInstanceOf(CrawlError);
+    replay.loop.replay.override(path, { json: [{ control_number: 1, position_title: '' }, { position_title: 'Clerk' }, { control_number: 2, position_title: 'Clerk', open_date: '2025-02-30' }] });
+    const outcome = await replay.connector.crawl(target('jobs_broken'), replay.loop.fetcher);
     expect(outcome).toMatchObject({ kind: 'fetched', skipped: 2 });
     // An impossible date is not a date: no postedAt rather than a rolled-over one.
     if (outcome.kind === 'fetched') expect(outcome.postings).toEqual([{ sourcePostingId: '2', title: 'Clerk', company: { name: 'jobs_broken' }, locations: [] }]);
   });
 
   it('returns not_modified to a conditional crawl', async () => {
-    const first = await usajobs.crawl(target('jobs_department_of_education'), loop.fetcher);
+    const first = await replay.connector.crawl(target('jobs_department_of_education'), replay.loop.fetcher);
     if (first.kind !== 'fetched') throw new Error('expected fetched');
-    expect(await usajobs.crawl(target('jobs_department_of_education', { etag: first.etag }), loop.fetcher)).toEqual({ kind: 'not_modified' });
+    expect(await replay.connector.crawl(target('jobs_department_of_education', { etag: first.etag }), replay.loop.fetcher)).toEqual({ kind: 'not_modified' });
   });
 });

@@ -26,9 +26,8 @@
  * jobs_legislative_branch): the announcement with the later `open_date` wins, being the current one.
  */
 import type { SourcePosting } from '../../domain/posting.ts';
-import { defineConnector, type Connector, type CrawlOutcome, type CrawlTarget } from '../connector.ts';
-import type { Fetcher } from '../fetcher.ts';
-import { boardList, compact, fetchBoard, fetched, idString, isRecord, mapPostings, text, trimBase } from './common.ts';
+import { defineConnector, type Connector, type CrawlTarget } from '../connector.ts';
+import { companyOf, compact, idString, isRecord, jsonBoardConnector, text, textList } from './common.ts';
 
 /** `YYYY-MM-DD` plus a UTC time of day as an ISO instant, or undefined when the date is not a real date. */
 function dateAt(value: unknown, hours: number, minutes: number, seconds: number): string | undefined {
@@ -48,17 +47,12 @@ export function mapUsajobsAnnouncement(item: unknown, target: CrawlTarget): Sour
   const id = idString(item['control_number']);
   const title = text(item['position_title']);
   if (id === undefined || title === undefined) return null;
-  const series = Array.isArray(item['occupation_series'])
-    ? item['occupation_series'].map(text).filter((s): s is string => s !== undefined)
-    : [];
+  const series = textList(item['occupation_series']);
   const url = text(item['usajobs_url']);
-  const company: SourcePosting['company'] = { name: text(item['agency']) ?? text(item['department']) ?? text(target.companyName) ?? target.board };
-  if (target.companyDomain) company.domain = target.companyDomain;
-  if (target.companyLogo) company.logoUrl = target.companyLogo;
   return compact<SourcePosting>({
     sourcePostingId: id,
     title,
-    company,
+    company: companyOf(target, text(item['agency']) ?? text(item['department'])),
     locations: [],
     employmentType: text(item['appointment_type']),
     postedAt: dateAt(item['open_date'], 0, 0, 0),
@@ -80,18 +74,16 @@ function laterAnnouncement(candidate: SourcePosting, kept: SourcePosting): boole
  *   `https://raw.githubusercontent.com/abigailhaddad/usajobs_historical/main/tracking/public/data/raw_jobs`.
  */
 export function createUsajobsConnector(baseUrl: string): Connector {
-  const base = trimBase(baseUrl);
-  const boardUrl = (target: CrawlTarget): string => `${base}/${encodeURIComponent(target.board)}.json`;
-  return {
-    id: 'usajobs',
-    boardUrl,
-    /** @throws CrawlError: fetch failures by kind; `malformed` unless the answer is a JSON array. */
-    async crawl(target: CrawlTarget, fetcher: Fetcher): Promise<CrawlOutcome> {
-      const answer = await fetchBoard(fetcher, boardUrl(target), target);
-      if (answer.kind === 'not_modified') return answer;
-      return fetched(mapPostings(boardList(answer.body, target, undefined, 'announcements'), (item) => mapUsajobsAnnouncement(item, target), laterAnnouncement), answer);
+  return jsonBoardConnector(
+    {
+      id: 'usajobs',
+      url: (base, target) => `${base}/${encodeURIComponent(target.board)}.json`,
+      items: 'announcements',
+      map: mapUsajobsAnnouncement,
+      prefer: laterAnnouncement,
     },
-  };
+    baseUrl,
+  );
 }
 
 /** The USAJOBS connector's descriptor (connectors/registry.ts). */

@@ -17,64 +17,32 @@ export { ConfigError } from './setting.ts';
 /** The configuration schema: groups are `Type.Object`s, leaves are settings. Order is the README's. */
 export const ConfigSchema = Type.Object({
   port: Setting.integer('PORT', 8080, [0, 65535], 'HTTP port of the API server.'),
-  host: Setting.text('HOST', { default: '0.0.0.0', description: 'Address the API server listens on.' }),
-  databaseUrl: Setting.optionalText('DATABASE_URL', {
-    pattern: '^postgres(ql)?://',
-    mustBe: 'start with postgres:// or postgresql://',
-    secret: true,
-    description: 'External PostgreSQL (15 or newer). Unset: an embedded PostgreSQL is started in the data directory.',
-  }),
-  dataDir: Setting.directory('JOBLEDGER_DATA_DIR', { default: './data', description: 'Data directory; the embedded PostgreSQL cluster lives in its `pg/` folder.' }),
+  host: Setting.text('HOST', '0.0.0.0', 'Address the API server listens on.'),
+  databaseUrl: Setting.optionalText('DATABASE_URL', { pattern: '^postgres(ql)?://', mustBe: 'start with postgres:// or postgresql://', secret: true }, 'External PostgreSQL (15 or newer). Unset: an embedded PostgreSQL is started in the data directory.'),
+  dataDir: Setting.directory('JOBLEDGER_DATA_DIR', './data', 'Data directory; the embedded PostgreSQL cluster lives in its `pg/` folder.'),
   embeddedPgPort: Setting.integer('JOBLEDGER_EMBEDDED_PG_PORT', 54329, [1, 65535], 'Loopback port of the embedded PostgreSQL. CLI commands find a running instance through its data directory.'),
-  redisUrl: Setting.optionalText('REDIS_URL', {
-    pattern: '^rediss?://',
-    mustBe: 'start with redis:// or rediss://',
-    secret: true,
-    description:
-      'Redis for request counters shared by several API processes. Unset: see `JOBLEDGER_REQUEST_COUNTERS`. When Redis is unreachable, each process counts on its own until it answers (fail open).',
-  }),
-  redisKeyPrefix: Setting.text('JOBLEDGER_REDIS_KEY_PREFIX', {
-    default: 'jobledger',
-    pattern: '^[A-Za-z0-9:_.-]{1,64}$',
-    mustBe: 'be 1 to 64 letters, digits or : _ . -',
-    description: 'Prefix of every Redis key this service writes, so services sharing one Redis never collide.',
-  }),
-  requestCounters: Setting.choice('JOBLEDGER_REQUEST_COUNTERS', ['postgres', 'memory'], {
-    default: 'postgres',
-    description: 'Where request counters live without `REDIS_URL`: `postgres` (shared by every API process on the database) or `memory` (one API process only).',
-  }),
-  logLevel: Setting.choice('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
-    default: 'info',
-    description: 'pino log level: fatal, error, warn, info, debug, trace, silent.',
-  }),
+  redisUrl: Setting.optionalText('REDIS_URL', { pattern: '^rediss?://', mustBe: 'start with redis:// or rediss://', secret: true }, 'Redis for request counters shared by several API processes. Unset: see `JOBLEDGER_REQUEST_COUNTERS`. When Redis is unreachable, each process counts on its own until it answers (fail open).'),
+  redisKeyPrefix: Setting.text('JOBLEDGER_REDIS_KEY_PREFIX', 'jobledger', { pattern: '^[A-Za-z0-9:_.-]{1,64}$', mustBe: 'be 1 to 64 letters, digits or : _ . -' }, 'Prefix of every Redis key this service writes, so services sharing one Redis never collide.'),
+  requestCounters: Setting.choice('JOBLEDGER_REQUEST_COUNTERS', ['postgres', 'memory'], 'postgres', 'Where request counters live without `REDIS_URL`: `postgres` (shared by every API process on the database) or `memory` (one API process only).'),
+  logLevel: Setting.choice('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info', 'pino log level: fatal, error, warn, info, debug, trace, silent.'),
   /** Spec: Limits, statement timeout 10 seconds. */
   statementTimeoutMs: Setting.integer('JOBLEDGER_STATEMENT_TIMEOUT_MS', 10_000, [100, 600_000], 'PostgreSQL statement_timeout for API queries, in milliseconds.'),
   /** Crawls write whole boards in one transaction, well past the API's 10 s. */
   ingestStatementTimeoutMs: Setting.integer('JOBLEDGER_INGEST_STATEMENT_TIMEOUT_MS', 120_000, [1_000, 3_600_000], 'PostgreSQL statement_timeout for crawls and imports (whole boards written in one transaction), in milliseconds.'),
-  docsUrl: Setting.url('JOBLEDGER_DOCS_URL', { default: 'https://github.com/jobledger/jobledger/blob/main/docs/errors.md', description: 'Base of the `docs` link in error bodies.' }),
+  docsUrl: Setting.url('JOBLEDGER_DOCS_URL', 'https://github.com/jobledger/jobledger/blob/main/docs/errors.md', 'Base of the `docs` link in error bodies.'),
   trustProxyHops: Setting.integer('JOBLEDGER_TRUST_PROXY_HOPS', 0, [0, 10], 'Reverse-proxy hops whose X-Forwarded-For is trusted for the client address; 0 uses the socket address.'),
   keylessBurst: Setting.integer('JOBLEDGER_KEYLESS_BURST', 10, [0, 100_000], 'Keyless (/public) requests allowed per 5 seconds and client address (about 2 per second); beyond it 429. 0 turns the limit off (e.g. behind a CDN that limits).'),
   reportRefreshSeconds: Setting.integer('JOBLEDGER_REPORT_REFRESH_SECONDS', 900, [10, 86_400], 'Seconds between refreshes of the report snapshots (freshness, coverage, stats); a snapshot older than twice this is reported stale.'),
   /** The ECB euro reference rates behind salary_*_annual_eur and the freshness report (ingest/fx-refresh.ts). */
   fx: Type.Object({
-    fetch: Setting.boolean('JOBLEDGER_FX_FETCH', {
-      default: true,
-      description:
-        'Fetch the ECB daily reference rates on a schedule in the crawl worker (true/false). Always off in the demo (`--demo`, `npm start`), which uses the bundled history, and in the CLI processes the tests start.',
-    }),
-    url: Setting.url('JOBLEDGER_FX_URL', {
-      default: 'https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml',
-      description: "The ECB's euro reference-rate XML (eurofxref-daily.xml, or eurofxref-hist-90d.xml to backfill), fetched through the guarded fetcher.",
-    }),
+    fetch: Setting.boolean('JOBLEDGER_FX_FETCH', true, 'Fetch the ECB daily reference rates on a schedule in the crawl worker (true/false). Always off in the demo (`--demo`, `npm start`), which uses the bundled history, and in the CLI processes the tests start.'),
+    url: Setting.url('JOBLEDGER_FX_URL', 'https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml', "The ECB's euro reference-rate XML (eurofxref-daily.xml, or eurofxref-hist-90d.xml to backfill), fetched through the guarded fetcher."),
     refreshSeconds: Setting.integer('JOBLEDGER_FX_REFRESH_SECONDS', 10_800, [60, 604_800], 'Seconds between fetches of the ECB rates (3 hours: the spec refreshes snapshots about every three hours; the ECB publishes once a working day, about 16:00 CET).'),
     maxAgeDays: Setting.integer('JOBLEDGER_FX_MAX_AGE_DAYS', 5, [1, 365], 'While fetching is on, the freshness report is stale once its rates are more than this many days old (5 covers the longest ECB closing, Good Friday to Easter Monday).'),
   }),
   /** The crawl worker. */
   worker: Type.Object({
-    inServe: Setting.boolean('JOBLEDGER_SERVE_WORKER', {
-      default: true,
-      description: 'Run the crawl worker inside `jobledger serve` (true/false). Set false when separate `jobledger worker` processes run.',
-    }),
+    inServe: Setting.boolean('JOBLEDGER_SERVE_WORKER', true, 'Run the crawl worker inside `jobledger serve` (true/false). Set false when separate `jobledger worker` processes run.'),
     concurrency: Setting.integer('JOBLEDGER_WORKER_CONCURRENCY', 4, [1, 64], 'Crawls at once in one worker process.'),
     perHost: Setting.integer('JOBLEDGER_WORKER_PER_HOST', 2, [1, 64], 'Crawls at once against one upstream host, across all worker processes.'),
     tickSeconds: Setting.integer('JOBLEDGER_WORKER_TICK_SECONDS', 30, [1, 86_400], "Seconds between the worker's scheduling passes (queue due targets, close rows past their close date)."),
@@ -97,20 +65,10 @@ export const ConfigSchema = Type.Object({
     /** Doubles per retry (a 429's Retry-After wins, capped at 60 s). */
     backoffMs: Setting.integer('JOBLEDGER_FETCH_BACKOFF_MS', 500, [0, 60_000], 'First retry delay in milliseconds; doubles on each retry.'),
     /** Syntax and rules: ingest/address-policy.ts. */
-    allow: Setting.list('JOBLEDGER_FETCH_ALLOW', {
-      default: [],
-      description:
-        'Comma list of private/loopback addresses or CIDR blocks that connectors may reach anyway, each optionally limited to one port (127.0.0.1/32, 10.0.0.0/8:443, 127.0.0.1:8443, [::1]:9000); an entry without a port admits every port. Redirects are checked against it too. Empty: all are refused.',
-    }),
+    allow: Setting.list('JOBLEDGER_FETCH_ALLOW', [], 'Comma list of private/loopback addresses or CIDR blocks that connectors may reach anyway, each optionally limited to one port (127.0.0.1/32, 10.0.0.0/8:443, 127.0.0.1:8443, [::1]:9000); an entry without a port admits every port. Redirects are checked against it too. Empty: all are refused.'),
     /** User-Agent sent upstream: the service and the operator's contact URL, `jobledger/0.1 (+URL)`. */
     userAgent: Type.Decode(
-      Setting.text('JOBLEDGER_CRAWLER_CONTACT_URL', {
-        default: 'https://github.com/jobledger/jobledger',
-        pattern: '^(https?://|mailto:)[\\x21-\\x27\\x2a-\\x7e]+$',
-        mustBe: 'be an http(s) or mailto: URL without spaces or parentheses',
-        description:
-          "The operator's contact page (or mailto:), sent in every crawl's User-Agent (`jobledger/0.1 (+URL)`) so site owners can reach whoever runs this crawler. Set it to your own.",
-      }),
+      Setting.text('JOBLEDGER_CRAWLER_CONTACT_URL', 'https://github.com/jobledger/jobledger', { pattern: '^(https?://|mailto:)[\\x21-\\x27\\x2a-\\x7e]+$', mustBe: 'be an http(s) or mailto: URL without spaces or parentheses' }, "The operator's contact page (or mailto:), sent in every crawl's User-Agent (`jobledger/0.1 (+URL)`) so site owners can reach whoever runs this crawler. Set it to your own."),
       (contact: string) => `jobledger/0.1 (+${contact})`,
     ),
   }),
@@ -125,49 +83,18 @@ export const ConfigSchema = Type.Object({
   sources: sourceSettings(),
   /** Stripe Checkout (src/billing, docs/website.md "Billing"); all unset (the default) sells no plans. Read through {@link stripeSettings}. */
   stripe: Type.Object({
-    secretKey: Setting.optionalText('JOBLEDGER_STRIPE_SECRET_KEY', {
-      pattern: '^(sk|rk)_',
-      mustBe: 'start with sk_ or rk_ (a Stripe secret or restricted key)',
-      secret: true,
-      description:
-        'Stripe secret API key (`sk_live_...` or `sk_test_...`). Unset: no plans are sold; checkout answers 501 `payments_not_configured` and the site offers no upgrade. Set it together with the webhook secret and the prices.',
-    }),
-    webhookSecret: Setting.optionalText('JOBLEDGER_STRIPE_WEBHOOK_SECRET', {
-      pattern: '^whsec_',
-      mustBe: 'start with whsec_ (the signing secret of a Stripe webhook endpoint)',
-      secret: true,
-      description: 'Signing secret (`whsec_...`) of the Stripe webhook endpoint that posts to `/public/checkout/webhook`.',
-    }),
-    apiUrl: Setting.url('JOBLEDGER_STRIPE_API_URL', {
-      default: 'https://api.stripe.com',
-      description: 'Base URL of the Stripe API (scheme, host and port only); tests point it at a loopback server.',
-    }),
-    prices: Setting.list('JOBLEDGER_STRIPE_PRICES', {
-      default: [],
-      description:
-        'Comma list of plan=price pairs: the recurring Stripe price of each plan on sale (`growth=price_...,signal=price_...,scale=price_...`). Plans are data, so a new plan needs only a new pair.',
-      }),
+    secretKey: Setting.optionalText('JOBLEDGER_STRIPE_SECRET_KEY', { pattern: '^(sk|rk)_', mustBe: 'start with sk_ or rk_ (a Stripe secret or restricted key)', secret: true }, 'Stripe secret API key (`sk_live_...` or `sk_test_...`). Unset: no plans are sold; checkout answers 501 `payments_not_configured` and the site offers no upgrade. Set it together with the webhook secret and the prices.'),
+    webhookSecret: Setting.optionalText('JOBLEDGER_STRIPE_WEBHOOK_SECRET', { pattern: '^whsec_', mustBe: 'start with whsec_ (the signing secret of a Stripe webhook endpoint)', secret: true }, 'Signing secret (`whsec_...`) of the Stripe webhook endpoint that posts to `/public/checkout/webhook`.'),
+    apiUrl: Setting.url('JOBLEDGER_STRIPE_API_URL', 'https://api.stripe.com', 'Base URL of the Stripe API (scheme, host and port only); tests point it at a loopback server.'),
+    prices: Setting.list('JOBLEDGER_STRIPE_PRICES', [], 'Comma list of plan=price pairs: the recurring Stripe price of each plan on sale (`growth=price_...,signal=price_...,scale=price_...`). Plans are data, so a new plan needs only a new pair.'),
     }),
   /** The website: sign-in, e-mail, human verification (docs/website.md). */
   site: Type.Object({
     /** Absolute base of links in e-mails; https makes the session cookie Secure. Unset: http://localhost:<PORT>. */
-    url: Setting.optionalText('JOBLEDGER_SITE_URL', {
-      pattern: '^https?://[^\\s]+$',
-      mustBe: 'an absolute http(s) URL',
-      description: 'Public base URL of the website, used for the links in e-mails (https makes the session cookie Secure). Unset: http://localhost:<PORT>.',
-    }),
-    smtpUrl: Setting.optionalText('JOBLEDGER_SMTP_URL', {
-      pattern: '^smtps?://',
-      mustBe: 'an smtp:// or smtps:// URL',
-      secret: true,
-      description: 'SMTP server for e-mail (smtp://user:pass@host:587 or smtps://...). Unset: messages are written to <JOBLEDGER_DATA_DIR>/outbox and sign-in links are printed in the log.',
-    }),
-    mailFrom: Setting.text('JOBLEDGER_MAIL_FROM', { default: 'jobledger <no-reply@localhost>', description: 'From address of every e-mail the website sends.' }),
-    operatorEmail: Setting.optionalText('JOBLEDGER_OPERATOR_EMAIL', {
-      pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$',
-      mustBe: 'an e-mail address',
-      description: 'Address that receives contact form messages. Unset: messages are only stored (table contact_messages).',
-    }),
+    url: Setting.optionalText('JOBLEDGER_SITE_URL', { pattern: '^https?://[^\\s]+$', mustBe: 'an absolute http(s) URL' }, 'Public base URL of the website, used for the links in e-mails (https makes the session cookie Secure). Unset: http://localhost:<PORT>.'),
+    smtpUrl: Setting.optionalText('JOBLEDGER_SMTP_URL', { pattern: '^smtps?://', mustBe: 'an smtp:// or smtps:// URL', secret: true }, 'SMTP server for e-mail (smtp://user:pass@host:587 or smtps://...). Unset: messages are written to <JOBLEDGER_DATA_DIR>/outbox and sign-in links are printed in the log.'),
+    mailFrom: Setting.text('JOBLEDGER_MAIL_FROM', 'jobledger <no-reply@localhost>', 'From address of every e-mail the website sends.'),
+    operatorEmail: Setting.optionalText('JOBLEDGER_OPERATOR_EMAIL', { pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$', mustBe: 'an e-mail address' }, 'Address that receives contact form messages. Unset: messages are only stored (table contact_messages).'),
     linkTtlSeconds: Setting.integer('JOBLEDGER_LINK_TTL_SECONDS', 900, [1, 7 * 86_400], 'Lifetime of e-mailed links (sign-in, opt-out verification, subscription confirmation), in seconds (15 minutes).'),
     sessionHours: Setting.integer('JOBLEDGER_SESSION_HOURS', 168, [1, 24 * 90], 'Absolute lifetime of a website session, in hours (7 days); sign in again after it.'),
     altchaCost: Setting.integer('JOBLEDGER_ALTCHA_COST', 1000, [1, 1_000_000], 'ALTCHA proof of work: PBKDF2-SHA-256 iterations per attempt.'),

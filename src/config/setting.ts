@@ -38,48 +38,56 @@ export class ConfigError extends Error {
   }
 }
 
-interface Common {
-  description: string;
+/** What a valid text value looks like: a pattern, and the words completing "<ENV> must ..." when it fails. */
+export interface TextFormat {
+  pattern: string;
+  mustBe: string;
+  /** Never echo the refused value (it may hold a password). */
+  secret?: boolean;
 }
 
-/** Builders of configuration leaves, one per kind of environment value. */
+/**
+ * Builders of configuration leaves, one per kind of environment value. Each reads as one line of a
+ * table: the variable, its default (when it has one), its bounds or format (when it has them), its meaning.
+ */
 export const Setting = {
   /** A whole number from `minimum` to `maximum`, `fallback` when unset. */
   integer(env: string, fallback: number, [minimum, maximum]: readonly [number, number], description: string): TInteger & SettingMeta {
     return Type.Integer({ env, kind: 'integer', default: fallback, minimum, maximum, description }) as TInteger & SettingMeta;
   },
   /** true/false (also 1/0, yes/no, any case). */
-  boolean(env: string, o: Common & { default: boolean }): TBoolean & SettingMeta {
-    return Type.Boolean({ env, kind: 'boolean', ...o }) as TBoolean & SettingMeta;
+  boolean(env: string, fallback: boolean, description: string): TBoolean & SettingMeta {
+    return Type.Boolean({ env, kind: 'boolean', default: fallback, description }) as TBoolean & SettingMeta;
   },
-  /** Free text matching `pattern` (when given), with a default. */
-  text(env: string, o: Common & { default: string; pattern?: string; mustBe?: string }): TString & SettingMeta {
-    return Type.String({ env, kind: 'text', ...o }) as TString & SettingMeta;
+  /** Free text, matching `format` when one is given, with a default. */
+  text(env: string, fallback: string, ...rest: [description: string] | [format: Omit<TextFormat, 'secret'>, description: string]): TString & SettingMeta {
+    const [format, description] = rest.length === 1 ? [{}, rest[0]] : rest;
+    return Type.String({ env, kind: 'text', default: fallback, ...format, description }) as TString & SettingMeta;
   },
-  /** Text that may stay unset (undefined), matching `pattern` when set. */
-  optionalText(env: string, o: Common & { pattern: string; mustBe: string; secret?: boolean }): TUnion<[TString, TUndefined]> & SettingMeta {
-    return Type.Union([Type.String({ pattern: o.pattern }), Type.Undefined()], { env, kind: 'text', ...o }) as TUnion<[TString, TUndefined]> & SettingMeta;
+  /** Text that may stay unset (undefined), matching `format` when set. */
+  optionalText(env: string, format: TextFormat, description: string): TUnion<[TString, TUndefined]> & SettingMeta {
+    return Type.Union([Type.String({ pattern: format.pattern }), Type.Undefined()], { env, kind: 'text', ...format, description }) as TUnion<[TString, TUndefined]> & SettingMeta;
   },
   /** An absolute http(s) URL; trailing slashes are dropped so paths can be appended. */
-  url(env: string, o: Common & { default: string }): TString & SettingMeta {
-    return Type.String({ env, kind: 'url', pattern: '^https?://', ...o }) as TString & SettingMeta;
+  url(env: string, fallback: string, description: string): TString & SettingMeta {
+    return Type.String({ env, kind: 'url', pattern: '^https?://', default: fallback, description }) as TString & SettingMeta;
   },
   /** One of the given words. */
-  choice<const C extends readonly string[]>(env: string, choices: C, o: Common & { default: C[number] }): TUnsafe<C[number]> & SettingMeta {
-    const union = Type.Union(choices.map((c) => Type.Literal(c)), { env, kind: 'choice', ...o });
+  choice<const C extends readonly string[]>(env: string, choices: C, fallback: C[number], description: string): TUnsafe<C[number]> & SettingMeta {
+    const union = Type.Union(choices.map((c) => Type.Literal(c)), { env, kind: 'choice', default: fallback, description });
     return Type.Unsafe<C[number]>(union) as TUnsafe<C[number]> & SettingMeta;
   },
   /** A comma-separated list (entries trimmed, empty ones dropped). */
-  list(env: string, o: Common & { default: string[] }): TArray<TString> & SettingMeta {
-    return Type.Array(Type.String({ minLength: 1 }), { env, kind: 'list', ...o }) as TArray<TString> & SettingMeta;
+  list(env: string, fallback: string[], description: string): TArray<TString> & SettingMeta {
+    return Type.Array(Type.String({ minLength: 1 }), { env, kind: 'list', default: fallback, description }) as TArray<TString> & SettingMeta;
   },
   /** A directory, resolved against the working directory. */
-  directory(env: string, o: Common & { default: string }): TString & SettingMeta {
-    return Type.String({ env, kind: 'directory', minLength: 1, ...o }) as TString & SettingMeta;
+  directory(env: string, fallback: string, description: string): TString & SettingMeta {
+    return Type.String({ env, kind: 'directory', minLength: 1, default: fallback, description }) as TString & SettingMeta;
   },
   /** A constant of the code, kept in the schema so every operational value sits in one place. */
-  fixed(value: string, o: Common): TString & SettingMeta {
-    return Type.String({ kind: 'fixed', default: value, ...o }) as TString & SettingMeta;
+  fixed(value: string, description: string): TString & SettingMeta {
+    return Type.String({ kind: 'fixed', default: value, description }) as TString & SettingMeta;
   },
 };
 

@@ -67,7 +67,7 @@ export function createConnectors(sources: SourceUrls, careerSite: CareerSiteOpti
 /** The configuration schema's `sources` group: one URL setting per connector with a base URL (config/config.ts). */
 export function sourceSettings(): TObject<Record<BaseUrlConnectorId, ReturnType<typeof Setting.url>>> {
   const leaves = Object.fromEntries(
-    CONNECTORS.flatMap((c: ConnectorDescriptor) => (c.baseUrl ? [[c.id, Setting.url(c.baseUrl.env, { default: c.baseUrl.default, description: c.baseUrl.description })]] : [])),
+    CONNECTORS.flatMap((c: ConnectorDescriptor) => (c.baseUrl ? [[c.id, Setting.url(c.baseUrl.env, c.baseUrl.default, c.baseUrl.description)]] : [])),
   );
   return Type.Object(leaves as Record<BaseUrlConnectorId, ReturnType<typeof Setting.url> & SettingMeta>);
 }

@@ -277,8 +277,10 @@ describe.skipIf(!haveChromium)('buying a plan in a real browser (a payment provi
     await screenshot(page, 'stripe-payment-page');
     await page.getByRole('button', { name: /^Pay/ }).click();
     await page.waitForURL(`${base}/account?checkout=success`);
-    await expect.poll(() => planCell().textContent()).toBe('growth');
+    await expect.poll(() => planCell().textContent()).toMatch(/^growth renews \d{4}-\d{2}-\d{2}$/);
     await expect.poll(() => page.locator('.notice').textContent()).toMatch(/payment/i);
+    // The key's subscription renews: no second purchase is offered for it.
+    expect(await page.locator('form[action="/public/checkout"]').count()).toBe(0);
     await screenshot(page, 'account-paid');
 
     const growth = await t.db.selectFrom('plans').select(['records_per_month', 'requests_per_minute']).where('id', '=', 'growth').executeTakeFirstOrThrow();

@@ -6,7 +6,9 @@
  *   --data   the shared real data folder (default $JOBLEDGER_EVAL_DATA or /work/shared/data): reads
  *            ashby/boards.tar.gz, usajobs/announcements.tar.gz, nav/pam-public-feed-search-result.json,
  *            and ../design/opm-series-families.json next to it (or $JOBLEDGER_EVAL_OPM).
- *   --write  also write the report (markdown) to that file, e.g. docs/enrichment-quality.md.
+ *   --write  also write the report (markdown) to that file, e.g. docs/enrichment-quality.md; the
+ *            file's hand-written section from "## How the labels were made, and what is held out"
+ *            on is kept.
  *
  * Labels: eval/labels/*.jsonl (how they were made: eval/labels/README.md). Splits are by hash, fixed:
  * Ashby rows by board (a board's postings share templates, so a board is wholly dev or wholly test),
@@ -14,7 +16,7 @@
  * title. Every number is computed from production code: the Ashby connector's mapping, then
  * `enrichPosting` exactly as the pipeline runs it.
  */
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { SourcePosting } from '../src/domain/posting.ts';
@@ -33,6 +35,8 @@ const flag = (name: string): string | undefined => {
 const dataDir = resolve(flag('--data') ?? process.env.JOBLEDGER_EVAL_DATA ?? '/work/shared/data');
 const opmPath = process.env.JOBLEDGER_EVAL_OPM ?? join(dataDir, '..', 'design', 'opm-series-families.json');
 const writeTo = flag('--write');
+/** The heading of the hand-written section that `--write` keeps from the file it overwrites. */
+const HAND_WRITTEN = '## How the labels were made, and what is held out';
 const throughput = !args.includes('--no-throughput');
 
 const out: string[] = [];
@@ -316,6 +320,10 @@ if (throughput) {
 }
 
 if (writeTo) {
-  writeFileSync(resolve(writeTo), `${out.join('\n')}\n`);
+  // The hand-written closing section (how the labels were made, what was read and when) is kept.
+  const target = resolve(writeTo);
+  const previous = existsSync(target) ? readFileSync(target, 'utf8') : '';
+  const kept = previous.indexOf(HAND_WRITTEN);
+  writeFileSync(target, `${out.join('\n')}\n${kept >= 0 ? `\n${previous.slice(kept)}` : ''}`);
   console.error(`written to ${writeTo}`);
 }

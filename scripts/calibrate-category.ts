@@ -90,10 +90,21 @@ for (const kind of ['topic', 'weak'] as const) {
     if (x.right) e.right++;
     byFamily.set(x.family, e);
   }
+  // Families with fewer answers share one figure, fitted on their own answers only (not on the
+  // kind's whole pool, which the well-measured families dominate).
+  const rest = { n: 0, right: 0 };
   for (const [family, e] of [...byFamily].sort()) {
-    if (e.n < MIN_BAND) continue;
+    if (e.n < MIN_BAND) {
+      rest.n += e.n;
+      rest.right += e.right;
+      continue;
+    }
     familyShares[`${kind}:${family}`] = Math.min(0.99, Math.round((e.right / e.n) * 100) / 100);
     console.log(`${kind} ${family}: ${e.n} answers, ${((100 * e.right) / e.n).toFixed(1)}% right`);
+  }
+  if (rest.n > 0) {
+    familyShares[`${kind}:other`] = Math.min(0.99, Math.round((rest.right / rest.n) * 100) / 100);
+    console.log(`${kind} other families: ${rest.n} answers, ${((100 * rest.right) / rest.n).toFixed(1)}% right`);
   }
 }
 const table = tables;
@@ -109,7 +120,8 @@ export const CALIBRATION_TABLE: Readonly<Record<RuleKind, readonly (readonly [nu
 
 /**
  * Share of right answers of topic- and weak-decided titles per family (\`kind:family\`), for families
- * with at least ${MIN_BAND} such answers on the development part; it replaces the kind's table for them.
+ * with at least ${MIN_BAND} such answers on the development part, and \`kind:other\` for the rest together;
+ * it replaces the kind's table for them.
  */
 export const FAMILY_SHARES: Readonly<Record<string, number>> = ${JSON.stringify(familyShares)};
 `;

@@ -4,11 +4,10 @@
  * the response validator every HTTP test runs through can tell a conforming response from a broken one.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { useTestApp } from './helpers/app.ts';
 import { Contract, type OpenApiDocument } from './helpers/contract.ts';
@@ -27,10 +26,9 @@ describe('the OpenAPI contract', () => {
 
   beforeAll(async () => {
     doc = (await ctx.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json() as Doc;
-    dir = mkdtempSync(path.join(tmpdir(), 'jobledger-openapi-'));
-  });
-  afterAll(async () => {
-    rmSync(dir, { recursive: true, force: true });
+    // The fixed path `npm run lint:openapi` lints at, which .redocly.lint-ignore.yaml names.
+    dir = path.join(ROOT, 'node_modules', '.cache', 'openapi-lint');
+    mkdirSync(dir, { recursive: true });
   });
 
   function lint(file: string): { errors: number; warnings: number; output: string } {
@@ -45,14 +43,14 @@ describe('the OpenAPI contract', () => {
     return { errors: report.totals.errors, warnings: report.totals.warnings, output };
   }
 
-  it('lints with zero errors under Redocly CLI (recommended rules), as JSON and as YAML', async () => {
+  it('lints with zero problems under Redocly CLI (recommended-strict), as JSON and as YAML', async () => {
     const json = path.join(dir, 'openapi.json');
     writeFileSync(json, (await ctx.app.inject({ method: 'GET', url: '/v1/openapi.json' })).body);
     const yaml = path.join(dir, 'openapi.yaml');
     writeFileSync(yaml, (await ctx.app.inject({ method: 'GET', url: '/v1/openapi.yaml' })).body);
     for (const file of [json, yaml]) {
       const result = lint(file);
-      expect(result.errors, result.output).toBe(0);
+      expect(result.errors + result.warnings, result.output).toBe(0);
     }
   }, 300_000);
 

@@ -6,11 +6,15 @@
  * (The real-browser walk-through is test/browser/website.test.ts.)
  */
 import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Billing } from '../src/billing/billing.ts';
+import { StripeCheckout } from '../src/billing/stripe-checkout.ts';
 import { buildTestApp, TEST_DOCS_URL } from './helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 import { freePort } from './helpers/ports.ts';
 import { linkIn, SiteClient, startMailSink, testSiteOptions, type MailSink } from './helpers/site.ts';
+import { StripeLoopback } from './helpers/stripe.ts';
 
 let t: TestDatabase;
 let sink: MailSink;
@@ -310,5 +314,106 @@ describe('subscriptions and the contact form', () => {
     const empty = await client.request('POST', '/public/contact', { json: { email: 'visitor@example.org', message: ' ', altcha: await client.altcha() }, headers: { 'csrf-token': await client.csrf() } });
     expect(empty.status).toBe(422);
     expect(await count('contact_messages')).toBe(1);
+  });
+});
+
+describe('every state-changing form and the https cookie rules', () => {
+  let stripe: StripeLoopback;
+  let httpsApp: FastifyInstance;
+  let httpsBase: string;
+
+  // A site whose public URL is https (behind a TLS proxy) and that sells plans through the Stripe loopback.
+  beforeAll(async () => {
+    stripe = await StripeLoopback.start();
+    const port = await freePort();
+    httpsBase = `http://127.0.0.1:${port}`;
+    httpsApp = await buildTestApp(t, {
+      contract: false,
+      site: testSiteOptions(sink, { siteUrl: 'https://jobs.example.test' }),
+      billing: (db) => new Billing({ db: db.db, log: pino({ level: 'silent' }), provider: new StripeCheckout(stripe.settings()) }),
+    });
+    await httpsApp.listen({ port, host: '127.0.0.1' });
+  });
+  afterAll(async () => {
+    await httpsApp?.close();
+    await stripe?.close();
+  });
+
+  it('marks the session and CSRF cookies Secure and sends HSTS when JOBLEDGER_SITE_URL is https (and neither over plain HTTP)', async () => {
+    const plain = new SiteClient(base);
+    const plainCsrf = await plain.request('GET', '/site/csrf-token');
+    expect(plainCsrf.headers.getSetCookie().find((c) => c.startsWith('jl_csrf='))).not.toMatch(/;\s*Secure/i);
+    expect(plainCsrf.headers.get('strict-transport-security')).toBeNull();
+
+    const client = new SiteClient(httpsBase);
+    const csrfRes = await client.request('GET', '/site/csrf-token');
+    expect(csrfRes.headers.getSetCookie().find((c) => c.startsWith('jl_csrf='))).toMatch(/;\s*Secure/i);
+    expect(csrfRes.headers.get('strict-transport-security')).toMatch(/max-age=\d+/);
+    const token = await requestLink(client, 'secure@example.org');
+    const res = await client.request('POST', '/public/auth/verify', { json: { token }, headers: { 'csrf-token': await client.csrf() } });
+    expect(res.status).toBe(200);
+    const session = res.headers.getSetCookie().find((c) => c.startsWith('jl_session='));
+    expect(session).toMatch(/;\s*Secure/i);
+    expect(session).toMatch(/HttpOnly/i);
+    expect(session).toMatch(/SameSite=Lax/i);
+  });
+
+  it('refuses every state-changing form without its CSRF token, even signed in, changing nothing', async () => {
+    const client = await signedIn('csrf-everywhere@example.org', httpsBase);
+    const created = (await (await client.request('POST', '/public/auth/keys', { json: {}, headers: { 'csrf-token': await client.csrf() } })).json()) as { id: string };
+    const keyRow = () => t.db.selectFrom('api_keys').select(['secret_hash', 'status', 'name', 'plan_id']).where('id', '=', created.id).executeTakeFirstOrThrow();
+    const before = await keyRow();
+    const tables = async () => Promise.all([count('accounts'), count('api_keys'), count('email_tokens'), count('subscriptions'), count('contact_messages')]);
+    const counted = await tables();
+    const sent = sink.messages.length;
+    const altcha = await client.altcha();
+    const forms: Array<[string, Record<string, string>]> = [
+      ['/public/auth/request', { email: 'x@example.org', altcha }],
+      ['/public/auth/verify', { token: 'x' }],
+      ['/public/auth/signout', {}],
+      ['/public/auth/keys', {}],
+      [`/public/auth/keys/${created.id}/rotate`, {}],
+      [`/public/auth/keys/${created.id}/revoke`, {}],
+      [`/public/auth/keys/${created.id}/name`, { name: 'forged' }],
+      ['/public/optout/request', { domain: 'example.org', email: 'hr@example.org', altcha }],
+      ['/public/optout/verify', { token: 'x' }],
+      ['/public/subscribe', { email: 'x@example.org', altcha }],
+      ['/public/subscribe/confirm', { token: 'x' }],
+      ['/public/unsubscribe', { token: 'x' }],
+      ['/public/contact', { email: 'x@example.org', message: 'hello', altcha }],
+      ['/public/checkout', { key_id: created.id, plan: 'growth' }],
+    ];
+    for (const [path, form] of forms) {
+      // A browser's form post (answered with a page) and an API caller's JSON, both without the token.
+      const page = await client.request('POST', path, { form });
+      expect(page.status, path).toBe(403);
+      expect(await page.text(), path).toContain('security token');
+      const json = await client.request('POST', path, { json: form });
+      expect(json.status, path).toBe(403);
+      expect(await codeOf(json), path).toBe('csrf_failed');
+    }
+    expect(await keyRow()).toEqual(before);
+    expect(await tables()).toEqual(counted);
+    expect(sink.messages.length).toBe(sent);
+    expect(stripe.requests).toEqual([]);
+    // Still signed in (sign-out was refused), and with the token the checkout goes to Stripe.
+    const checkout = await client.request('POST', '/public/checkout', { json: { key_id: created.id, plan: 'growth' }, headers: { 'csrf-token': await client.csrf() } });
+    expect(checkout.status).toBe(303);
+    expect(checkout.headers.get('location')).toMatch(new RegExp(`^${stripe.url}/c/pay/`));
+  });
+
+  it('documents POST /public/checkout in the OpenAPI document the same with or without the website, and none of the site\'s own routes', async () => {
+    const plain = await buildTestApp(t, { contract: false });
+    try {
+      const paths = async (on: FastifyInstance) => ((await on.inject({ url: '/public/openapi.json' })).json() as { paths: Record<string, unknown> }).paths;
+      const [withSite, withoutSite] = [await paths(app), await paths(plain)];
+      expect(withSite['/public/checkout']).toBeDefined();
+      expect(withSite['/public/checkout']).toEqual(withoutSite['/public/checkout']);
+      expect(withSite['/public/checkout/webhook']).toEqual(withoutSite['/public/checkout/webhook']);
+      expect(Object.keys(withSite).sort()).toEqual(Object.keys(withoutSite).sort());
+      expect(Object.keys(withSite).filter((p) => /auth|optout|subscribe|contact|signin|account/.test(p))).toEqual([]);
+    } finally {
+      await plain.close();
+    }
   });
 });

@@ -91,6 +91,7 @@ export const evaluator: Evaluator = {
     say(`Over all ${total} Ashby postings: published ${pct(provenance.published, total)}, inferred ${pct(provenance.inferred, total)}, not stated ${pct(provenance.absent, total)}.`);
     say(`Values (provenance; the source flag): ${[...values].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(', ')}.`);
     say('Ashby `isRemote: false` says only "not fully remote" (flag `not_remote`): it never yields `on_site` by itself.');
+    say('Ashby `isRemote: true` is also set on hybrid postings (flag `remote_or_hybrid`): remote unless the title, location or advert says hybrid.');
     say();
 
     // The title/location inference measured against Ashby's own isRemote flag, hidden: a check, not gold

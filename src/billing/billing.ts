@@ -24,7 +24,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { ApiError } from '../domain/errors.ts';
-import { findKeyWithSubscription, billingEventSeen, recordBillingEvent, findSubscriptionKey, type BillingEvent } from '../store/key-subscriptions.ts';
+import { findKeyWithSubscription, listKeySubscriptions, billingEventSeen, recordBillingEvent, findSubscriptionKey, type BillingEvent } from '../store/key-subscriptions.ts';
 import { findFreePlan, findPlan, listPurchasablePlans } from '../store/plans.ts';
 import type { DB, PlanRow } from '../store/schema.ts';
 import { BadSignatureError, ProviderUnavailableError, type PaymentProvider, type ProviderSubscription } from './payment-provider.ts';
@@ -60,6 +60,16 @@ export interface SubscriptionTerm {
   /** End of the period paid for. */
   renewsAt: Date;
   /** The instant the plan lapses, or null while the subscription renews. */
+  lapsesAt: Date | null;
+}
+
+/** A key's paid plan as its account page shows it. */
+export interface KeyTerm {
+  /** The plan the subscription buys. */
+  planId: string;
+  /** End of the period paid for. */
+  renewsAt: Date;
+  /** When the plan lapses (the subscription will not renew), or null while it renews. */
   lapsesAt: Date | null;
 }
 
@@ -102,6 +112,19 @@ export class Billing {
   /** Origins of the provider's payment pages, which the site's CSP `form-action` must allow; none without a provider. */
   paymentPageOrigins(): readonly string[] {
     return this.provider?.paymentPageOrigins ?? [];
+  }
+
+  /**
+   * The subscriptions still paying for any of `keyIds` at `now`, by key id: renewing ones, and cancelled
+   * ones until they lapse. A key that is absent has none (it can be bought a plan; see startCheckout).
+   */
+  async keyTerms(keyIds: readonly string[], now: Date = new Date()): Promise<Map<string, KeyTerm>> {
+    const terms = new Map<string, KeyTerm>();
+    for (const row of await listKeySubscriptions(this.db, keyIds)) {
+      const current = row.lapses_at === null ? PAID_STATUSES.has(row.status) : row.lapses_at.getTime() > now.getTime();
+      if (current) terms.set(row.api_key_id, { planId: row.plan_id, renewsAt: row.renews_at, lapsesAt: row.lapses_at });
+    }
+    return terms;
   }
 
   /**

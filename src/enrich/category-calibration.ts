@@ -9,6 +9,7 @@ export const CALIBRATION_TABLE: Readonly<Record<RuleKind, readonly (readonly [nu
 
 /**
  * Share of right answers of topic- and weak-decided titles per family (`kind:family`), for families
- * with at least 20 such answers on the development part; it replaces the kind's table for them.
+ * with at least 20 such answers on the development part, and `kind:other` for the rest together;
+ * it replaces the kind's table for them.
  */
-export const FAMILY_SHARES: Readonly<Record<string, number>> = {"topic:Data & Analytics":0.5,"topic:Education":0.37,"topic:Engineering":0.86,"topic:Finance":0.72,"topic:Legal & Compliance":0.94,"topic:Operations & Admin":0.8,"topic:Science & Research":0.58,"topic:Security":0.86,"weak:Operations & Admin":0.83,"weak:Skilled Technician":0.35};
+export const FAMILY_SHARES: Readonly<Record<string, number>> = {"topic:Data & Analytics":0.5,"topic:Education":0.37,"topic:Engineering":0.86,"topic:Finance":0.72,"topic:Legal & Compliance":0.94,"topic:Operations & Admin":0.8,"topic:Science & Research":0.58,"topic:Security":0.86,"topic:other":0.42,"weak:Operations & Admin":0.83,"weak:Skilled Technician":0.35,"weak:other":0.25};

@@ -94,7 +94,7 @@ export const CATEGORY_RULES: readonly RuleSpec[] = [
   ['HR & Recruiting', 'topic', 0.8, String.raw`people|personnel|recruit\w*|onboarding & offboarding|\w*personal(?:abteilung|leitung|entwicklung)`],
 
   // Procurement
-  ['Procurement', 'role', 0.95, String.raw`procurement {N}|purchasing (?:agent|manager|specialist|officer|assistant|coordinator)s?|buyers?|contract specialists?|contracting officers?|contracts? (?:manager|administrator|specialist|officer|price/cost analyst)s?|contract price\w*|property disposal {N}|sourcing (?:manager|specialist|lead|analyst)s?|strategic sourcing|supplier (?:manager|management|quality)|vendor management|\w*einkaufer(?:in)?|einkauf|acheteur|acheteuse|achats|inkoper|inkoop|compras|comprador(?:a)?|innkjop\w*|inkopare|inkop`],
+  ['Procurement', 'role', 0.95, String.raw`procurement (?:(?:sr\.?|senior|jr\.?|junior|lead|principal|staff) )?{N}|purchasing (?:agent|manager|specialist|officer|assistant|coordinator)s?|buyers?|contract specialists?|contracting officers?|contracts? (?:manager|administrator|specialist|officer|price/cost analyst)s?|contract price\w*|property disposal {N}|sourcing (?:manager|specialist|lead|analyst)s?|strategic sourcing|supplier (?:manager|management|quality)|vendor management|\w*einkaufer(?:in)?|einkauf|acheteur|acheteuse|achats|inkoper|inkoop|compras|comprador(?:a)?|innkjop\w*|inkopare|inkop`],
   ['Procurement', 'topic', 0.84, String.raw`procurement|purchasing|sourcing|contracting|acquisitions?(?! (?:of|integration))`],
 
   // Logistics & Transport

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CATEGORY_CONFIDENCE_THRESHOLD } from '../domain/vocabulary.ts';
-import { classifyCategory } from './category.ts';
+import { classifyCategory, rawCategoryScore } from './category.ts';
 
 // Ashby titles are from the recorded boards; USAJOBS titles carry the family their OPM series maps to
 // in /work/shared/design/opm-series-families.json.
@@ -101,9 +101,12 @@ describe('classifyCategory', () => {
 
   it('uses department and team only as a tie-breaker, never on their own', () => {
     expect(classifyCategory('Future Role at Catio', { department: 'Engineering', team: 'Engineering' })).toEqual({ confidence: null });
-    // ema.json: sales, strategy and operations words compete; the Sales department tips it.
+    // ema.json: sales, strategy and operations words compete; the Sales department tips the rule score
+    // to Sales, but a Sales answer decided by a topic word alone is right too rarely on the development
+    // titles (calibrated per family, issue #15) to publish.
     expect(classifyCategory('Sales Strategy and Operations Manager')).toEqual({ confidence: null });
-    expect(classifyCategory('Sales Strategy and Operations Manager', { department: 'Sales', team: 'Sales' }).category).toBe('Sales');
+    expect(rawCategoryScore('Sales Strategy and Operations Manager', { department: 'Sales', team: 'Sales' })).toMatchObject({ family: 'Sales', kind: 'topic' });
+    expect(classifyCategory('Sales Strategy and Operations Manager', { department: 'Sales', team: 'Sales' })).toEqual({ confidence: null });
     // Ridealso.json: "Product Finance" with the Finance and Accounting department.
     expect(classifyCategory('Senior Analyst, Product Finance').category).toBeUndefined();
     expect(classifyCategory('Senior Analyst, Product Finance', { department: 'Finance and Accounting', team: 'Finance and Accounting' }).category).toBe('Finance');

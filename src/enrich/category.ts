@@ -236,13 +236,14 @@ export const CALIBRATION: Readonly<Record<RuleKind, readonly (readonly [number, 
 
 /**
  * Calibrated confidence, two decimals, for a rule score decided by a rule of `kind` for `family`:
- * topic- and weak-decided answers of a family with enough development answers take that family's
- * measured share ({@link FAMILY_SHARES}) once the score clears the kind's first band.
+ * topic- and weak-decided answers take their family's measured share on the development part, or
+ * the share of the other families together where the family had too few answers
+ * ({@link FAMILY_SHARES}), once the score clears the kind's first band.
  */
 function calibrate(score: number, kind: RuleKind, family: CategoryFamily): number {
   let confidence = 0;
   for (const [from, p] of CALIBRATION[kind]) if (score >= from) confidence = p;
-  const share = FAMILY_SHARES[`${kind}:${family}`];
+  const share = FAMILY_SHARES[`${kind}:${family}`] ?? FAMILY_SHARES[`${kind}:other`];
   if (kind !== 'role' && confidence > 0 && share !== undefined) confidence = share;
   return Math.round(confidence * 100) / 100;
 }

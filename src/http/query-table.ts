@@ -109,7 +109,11 @@ export function documentCommaLists<T>(document: T): T {
   for (const item of Object.values(((document as Json).paths ?? {}) as Record<string, Json>)) {
     for (const operation of Object.values(item) as Json[]) {
       for (const parameter of (operation?.parameters ?? []) as Json[]) {
-        if (parameter.in === 'query' && (parameter.schema as Json | undefined)?.type === 'array') Object.assign(parameter, { style: 'form', explode: false });
+        if (parameter.in === 'query' && (parameter.schema as Json | undefined)?.type === 'array') {
+          Object.assign(parameter, { style: 'form', explode: false });
+          // The example is the value as a list (`CA,NY` → ["CA", "NY"]): an example must match the schema.
+          if (typeof parameter.example === 'string') parameter.example = parameter.example.split(',');
+        }
       }
     }
   }

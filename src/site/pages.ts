@@ -29,6 +29,8 @@ export async function accountPageData(ctx: SiteContext, accountId: string) {
     // Upgrade forms only when billing sells plans (a payment provider is configured).
     ctx.billing.offersUpgrades() ? ctx.billing.plansOnSale() : Promise.resolve([]),
   ]);
+  const terms = await ctx.billing.keyTerms(keys.map((k) => k.id));
+  const day = (d: Date) => d.toISOString().slice(0, 10);
   return {
     title: 'Your account',
     upgrades: onSale.map((p) => ({ id: p.id, label: p.label, price: `€${euros(p.price_cents)} / month` })),
@@ -43,6 +45,10 @@ export async function accountPageData(ctx: SiteContext, accountId: string) {
       created: k.createdAt.toISOString().slice(0, 10),
       recordsThisMonth: k.recordsThisMonth,
       requestsToday: k.requestsToday,
+      // A paid plan's term, e.g. "renews 2026-12-25" or "until 2026-12-25".
+      term: ((term) => (term ? (term.lapsesAt ? `until ${day(term.lapsesAt)}` : `renews ${day(term.renewsAt)}`) : ''))(terms.get(k.id)),
+      // A key whose subscription renews cannot start a second one (billing answers 409).
+      buyable: k.status === 'active' && !(terms.get(k.id) && terms.get(k.id)!.lapsesAt === null),
     })),
   };
 }

@@ -16,6 +16,12 @@ export async function findKeyWithSubscription(db: Kysely<DB>, keyId: string): Pr
   return { key, subscription };
 }
 
+/** The subscription rows of `keyIds` (a key without one has no row). */
+export async function listKeySubscriptions(db: Kysely<DB>, keyIds: readonly string[]): Promise<KeySubscriptionRow[]> {
+  if (keyIds.length === 0) return [];
+  return db.selectFrom('key_subscriptions').selectAll().where('api_key_id', 'in', [...keyIds]).execute();
+}
+
 /** Whether the provider's notification `eventId` was acted on already. */
 export async function billingEventSeen(db: Kysely<DB>, provider: string, eventId: string): Promise<boolean> {
   const row = await db.selectFrom('billing_events').select('event_id').where('provider', '=', provider).where('event_id', '=', eventId).executeTakeFirst();

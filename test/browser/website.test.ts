@@ -269,6 +269,25 @@ describe.skipIf(!haveChromium)('buying a plan in a real browser (a payment provi
     await expect.poll(() => page.locator('main').textContent()).toContain('your account page');
     await screenshot(page, 'plans-signed-in');
 
+    // Without JavaScript and by keyboard alone, the upgrade form still reaches the payment page: Tab
+    // from the key to the plan group, an arrow key to the next plan, Tab to the button, Enter.
+    const noScript = await browser.newContext({ javaScriptEnabled: false, viewport: VIEWPORTS.desktop });
+    try {
+      await noScript.addCookies(await page.context().cookies());
+      const plain = await noScript.newPage();
+      await plain.goto(`${base}/account`);
+      await plain.getByLabel('Key', { exact: true }).focus();
+      await plain.keyboard.press('Tab');
+      await plain.keyboard.press('ArrowDown');
+      expect(await plain.getByRole('radio', { name: /Signal/ }).isChecked()).toBe(true);
+      await plain.keyboard.press('Tab');
+      await plain.keyboard.press('Enter');
+      await plain.waitForURL(new RegExp(`^${stripe.url}/c/pay/`));
+      expect(await plain.locator('h1').textContent()).toBe('Subscribe: €299.00 per month');
+    } finally {
+      await noScript.close();
+    }
+
     await page.goto(`${base}/account`);
     await page.getByRole('radio', { name: /Growth/ }).check();
     await page.getByRole('button', { name: 'Continue to payment' }).click();
@@ -277,8 +296,10 @@ describe.skipIf(!haveChromium)('buying a plan in a real browser (a payment provi
     await screenshot(page, 'stripe-payment-page');
     await page.getByRole('button', { name: /^Pay/ }).click();
     await page.waitForURL(`${base}/account?checkout=success`);
-    await expect.poll(() => planCell().textContent()).toBe('growth');
+    await expect.poll(() => planCell().textContent()).toMatch(/^growth renews \d{4}-\d{2}-\d{2}$/);
     await expect.poll(() => page.locator('.notice').textContent()).toMatch(/payment/i);
+    // The key's subscription renews: no second purchase is offered for it.
+    expect(await page.locator('form[action="/public/checkout"]').count()).toBe(0);
     await screenshot(page, 'account-paid');
 
     const growth = await t.db.selectFrom('plans').select(['records_per_month', 'requests_per_minute']).where('id', '=', 'growth').executeTakeFirstOrThrow();

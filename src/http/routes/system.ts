@@ -54,7 +54,8 @@ export function systemRoutes(ctx: AppContext, contractVersion: string) {
           tags: ['system'],
           summary: 'Liveness: the process answers (does not touch the database)',
           security: [],
-          response: { 200: Type.Object({ status: Type.Literal('ok') }) },
+          // 400: the one refusal every route shares (an HTTP/1.1 request without Host).
+          response: { 200: Type.Object({ status: Type.Literal('ok') }), ...errorResponses(400) },
         },
       },
       async (_request, reply) => {
@@ -71,7 +72,7 @@ export function systemRoutes(ctx: AppContext, contractVersion: string) {
           tags: ['system'],
           summary: 'Readiness: the database answers; 503 unavailable when it does not',
           security: [],
-          response: { 200: Type.Object({ status: Type.Literal('ready') }), ...errorResponses(503) },
+          response: { 200: Type.Object({ status: Type.Literal('ready') }), ...errorResponses(400, 503) },
         },
       },
       async (_request, reply) => {
@@ -151,6 +152,8 @@ export function systemRoutes(ctx: AppContext, contractVersion: string) {
       // The /public copies are cached per the keyless table (plugins/keyless-access.ts).
       const cache = (reply: FastifyReply) => (prefix === '/v1' ? reply.header('Cache-Control', 'no-cache') : reply);
       const surface = prefix === '/public' ? 'Public' : '';
+      // A request without Host (400) anywhere; the keyless limit (429) on the /public copies.
+      const refusals = prefix === '/public' ? [400, 429] : [400];
       app.get(
         `${prefix}/openapi.json`,
         {
@@ -161,6 +164,7 @@ export function systemRoutes(ctx: AppContext, contractVersion: string) {
             security: [],
             response: {
               200: { description: 'The OpenAPI 3.1 document.', content: { 'application/json': { schema: Type.Object({}, { additionalProperties: true }) } } },
+              ...errorResponses(...refusals),
             },
           },
         },
@@ -177,7 +181,7 @@ export function systemRoutes(ctx: AppContext, contractVersion: string) {
             tags: ['system'],
             summary: 'This OpenAPI 3.1 document as YAML (keyless)',
             security: [],
-            response: { 200: { description: 'The OpenAPI 3.1 document.', content: { 'application/yaml': { schema: Type.String() } } } },
+            response: { 200: { description: 'The OpenAPI 3.1 document.', content: { 'application/yaml': { schema: Type.String() } } }, ...errorResponses(...refusals) },
           },
         },
         async (_request, reply) => {

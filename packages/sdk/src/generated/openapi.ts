@@ -890,6 +890,43 @@ export interface operations {
                     };
                 };
             };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
+                         * @enum {string}
+                         */
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        /** @description Human text; wording may change. */
+                        message: string;
+                        /** @description Link to the documentation of this code. */
+                        docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
+                        /** @description Seconds; on 503 timeout. */
+                        retry_after?: number;
+                    };
+                };
+            };
         };
     };
     ready: {
@@ -910,6 +947,43 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         status: "ready";
+                    };
+                };
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
+                         * @enum {string}
+                         */
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        /** @description Human text; wording may change. */
+                        message: string;
+                        /** @description Link to the documentation of this code. */
+                        docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
+                        /** @description Seconds; on 503 timeout. */
+                        retry_after?: number;
                     };
                 };
             };
@@ -1349,6 +1423,54 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
+                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
+                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
+                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
+                         * @enum {string}
+                         */
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        /** @description Human text; wording may change. */
+                        message: string;
+                        /** @description Link to the documentation of this code. */
+                        docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
+                        /** @description Seconds; on 503 timeout. */
+                        retry_after?: number;
+                    };
+                };
+            };
         };
     };
     getOpenApiYaml: {
@@ -1406,6 +1528,54 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
+                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
+                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
+                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
+                         * @enum {string}
+                         */
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        /** @description Human text; wording may change. */
+                        message: string;
+                        /** @description Link to the documentation of this code. */
+                        docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
+                        /** @description Seconds; on 503 timeout. */
+                        retry_after?: number;
+                    };
+                };
+            };
         };
     };
     getPublicOpenApiJson: {
@@ -1447,6 +1617,85 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
+                         * @enum {string}
+                         */
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        /** @description Human text; wording may change. */
+                        message: string;
+                        /** @description Link to the documentation of this code. */
+                        docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
+                        /** @description Seconds; on 503 timeout. */
+                        retry_after?: number;
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
+                         * @enum {string}
+                         */
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        /** @description Human text; wording may change. */
+                        message: string;
+                        /** @description Link to the documentation of this code. */
+                        docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
+                        /** @description Seconds; on 503 timeout. */
+                        retry_after?: number;
+                    };
+                };
+            };
         };
     };
     getPublicOpenApiYaml: {
@@ -1486,6 +1735,85 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
+                         * @enum {string}
+                         */
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        /** @description Human text; wording may change. */
+                        message: string;
+                        /** @description Link to the documentation of this code. */
+                        docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
+                        /** @description Seconds; on 503 timeout. */
+                        retry_after?: number;
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
+                         * @enum {string}
+                         */
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        /** @description Human text; wording may change. */
+                        message: string;
+                        /** @description Link to the documentation of this code. */
+                        docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
+                        /** @description Seconds; on 503 timeout. */
+                        retry_after?: number;
+                    };
+                };
+            };
         };
     };
     listJobs: {
@@ -1493,37 +1821,54 @@ export interface operations {
             query?: {
                 /**
                  * @description Comma list of category families (the `family` facet), or uncategorised for rows with no confident category. Unknown: 422 bad_category.
-                 * @example Engineering
+                 * @example [
+                 *       "Engineering"
+                 *     ]
                  */
                 category?: ("Engineering" | "Healthcare" | "Operations & Admin" | "Sales" | "Skilled Technician" | "Retail" | "Hospitality" | "Finance" | "Logistics & Transport" | "Marketing" | "Customer Support" | "Education" | "Manufacturing" | "HR & Recruiting" | "Data & Analytics" | "Consulting & Strategy" | "Construction & Trades" | "Legal & Compliance" | "Product" | "Design" | "Security" | "Science & Research" | "Procurement" | "Safety & Environment" | "uncategorised")[];
                 /**
                  * @description Comma list of category families (or uncategorised) to drop. Unknown: 422 bad_category.
-                 * @example Sales
+                 * @example [
+                 *       "Sales"
+                 *     ]
                  */
                 exclude_category?: ("Engineering" | "Healthcare" | "Operations & Admin" | "Sales" | "Skilled Technician" | "Retail" | "Hospitality" | "Finance" | "Logistics & Transport" | "Marketing" | "Customer Support" | "Education" | "Manufacturing" | "HR & Recruiting" | "Data & Analytics" | "Consulting & Strategy" | "Construction & Trades" | "Legal & Compliance" | "Product" | "Design" | "Security" | "Science & Research" | "Procurement" | "Safety & Environment" | "uncategorised")[];
                 /**
                  * @description Comma list of ISO-3166 alpha-2 codes. Rows with no country never match.
-                 * @example DE,AT
+                 * @example [
+                 *       "DE",
+                 *       "AT"
+                 *     ]
                  */
                 country?: string[];
                 /**
                  * @description Comma list of ISO-3166 alpha-2 codes to drop. Rows with no country are kept.
-                 * @example US
+                 * @example [
+                 *       "US"
+                 *     ]
                  */
                 exclude_country?: string[];
                 /**
                  * @description Comma list of resolved city names (the `city` facet), any case. Thinner coverage than country.
-                 * @example Berlin
+                 * @example [
+                 *       "Berlin"
+                 *     ]
                  */
                 city?: string[];
                 /**
                  * @description Comma list of two-letter US state codes; rows outside the US never match. Unknown: 422 bad_state.
-                 * @example CA,NY
+                 * @example [
+                 *       "CA",
+                 *       "NY"
+                 *     ]
                  */
                 state?: ("AL" | "AK" | "AZ" | "AR" | "CA" | "CO" | "CT" | "DE" | "DC" | "FL" | "GA" | "HI" | "ID" | "IL" | "IN" | "IA" | "KS" | "KY" | "LA" | "ME" | "MD" | "MA" | "MI" | "MN" | "MS" | "MO" | "MT" | "NE" | "NV" | "NH" | "NJ" | "NM" | "NY" | "NC" | "ND" | "OH" | "OK" | "OR" | "PA" | "RI" | "SC" | "SD" | "TN" | "TX" | "UT" | "VT" | "VA" | "WA" | "WV" | "WI" | "WY")[];
                 /**
                  * @description Comma list of remote, hybrid, on_site, not_stated (no value). Unknown: 422 bad_remote.
-                 * @example remote,hybrid
+                 * @example [
+                 *       "remote",
+                 *       "hybrid"
+                 *     ]
                  */
                 remote?: ("remote" | "hybrid" | "on_site" | "not_stated")[];
                 /**
@@ -1533,47 +1878,66 @@ export interface operations {
                 remote_confirmed?: boolean;
                 /**
                  * @description Comma list of Full-time, Part-time, Contract, Temporary, Internship, not_stated (full_time etc. accepted). Unknown: 422 bad_employment_type.
-                 * @example Full-time
+                 * @example [
+                 *       "Full-time"
+                 *     ]
                  */
                 employment_type?: ("Full-time" | "Part-time" | "Contract" | "Temporary" | "Internship" | "not_stated")[];
                 /**
                  * @description Comma list of Entry, Mid, Senior, Lead, Manager, Director, Executive, Intern, not_stated. Unknown: 422 bad_seniority.
-                 * @example Senior
+                 * @example [
+                 *       "Senior"
+                 *     ]
                  */
                 seniority?: ("Entry" | "Mid" | "Senior" | "Lead" | "Manager" | "Director" | "Executive" | "Intern" | "not_stated")[];
                 /**
                  * @description Comma list of provider ids from /v1/meta/providers, at most 12 (longer lists are truncated). Unknown: 422 bad_provider.
-                 * @example greenhouse,lever
+                 * @example [
+                 *       "greenhouse",
+                 *       "lever"
+                 *     ]
                  */
                 provider?: string[];
                 /**
                  * @description Comma list of provider ids to drop. Unknown: 422 bad_provider.
-                 * @example usajobs
+                 * @example [
+                 *       "usajobs"
+                 *     ]
                  */
                 exclude_provider?: string[];
                 /**
                  * @description Comma list of ats, career_site, public_agency (legacy employer_ats, government, direct accepted); aggregator and agency are reserved and match nothing. Unknown: 422 bad_source_type.
-                 * @example ats
+                 * @example [
+                 *       "ats"
+                 *     ]
                  */
                 source_type?: ("ats" | "career_site" | "public_agency" | "aggregator" | "agency" | "unknown" | "employer_ats" | "government" | "direct")[];
                 /**
                  * @description Comma list of source types to drop (same vocabulary as source_type).
-                 * @example public_agency
+                 * @example [
+                 *       "public_agency"
+                 *     ]
                  */
                 exclude_source_type?: ("ats" | "career_site" | "public_agency" | "aggregator" | "agency" | "unknown" | "employer_ats" | "government" | "direct")[];
                 /**
                  * @description Comma list of company slugs.
-                 * @example acme
+                 * @example [
+                 *       "acme"
+                 *     ]
                  */
                 company?: string[];
                 /**
                  * @description Comma list of bare domains (acme.com; a scheme, www. or path is tolerated). Companies without a known domain never match.
-                 * @example acme.com
+                 * @example [
+                 *       "acme.com"
+                 *     ]
                  */
                 company_domain?: string[];
                 /**
                  * @description Comma list of domains to drop. Companies without a known domain are kept.
-                 * @example acme.com
+                 * @example [
+                 *       "acme.com"
+                 *     ]
                  */
                 exclude_company_domain?: string[];
                 /**
@@ -1603,7 +1967,10 @@ export interface operations {
                 include_description?: boolean;
                 /**
                  * @description Comma list of field_sources keys (remote, employment_type, salary, location, posted_at, description, source_type) that must all be published; adds `completeness`. category or seniority: 422 field_never_published; other unknown keys: 422 bad_field.
-                 * @example salary,remote
+                 * @example [
+                 *       "salary",
+                 *       "remote"
+                 *     ]
                  */
                 require_fields?: ("remote" | "employment_type" | "salary" | "location" | "posted_at" | "description" | "source_type")[];
                 /**
@@ -1648,7 +2015,9 @@ export interface operations {
                 quality?: "all";
                 /**
                  * @description Comma list of staffing, jobboard or all: re-admits rows posted by a staffing agency or a job board. Unknown: 422 bad_poster_type.
-                 * @example staffing
+                 * @example [
+                 *       "staffing"
+                 *     ]
                  */
                 include_poster_type?: ("staffing" | "jobboard" | "all")[];
                 /**
@@ -2705,17 +3074,23 @@ export interface operations {
             query?: {
                 /**
                  * @description Comma list of ISO-3166 alpha-2 codes: the company country (stated, else the most frequent country of its live rows).
-                 * @example DE
+                 * @example [
+                 *       "DE"
+                 *     ]
                  */
                 country?: string[];
                 /**
                  * @description Comma list of organisation types, any case (e.g. government).
-                 * @example government
+                 * @example [
+                 *       "government"
+                 *     ]
                  */
                 org_type?: string[];
                 /**
                  * @description Comma list: ats, career_site, public_agency (aggregator and agency are reserved and match nothing); legacy employer_ats, government, direct. Unknown: 422 bad_source_type.
-                 * @example ats
+                 * @example [
+                 *       "ats"
+                 *     ]
                  */
                 source_type?: ("ats" | "career_site" | "public_agency" | "aggregator" | "agency" | "employer_ats" | "government" | "direct")[];
                 /**
@@ -3502,37 +3877,54 @@ export interface operations {
             query?: {
                 /**
                  * @description Comma list of category families (the `family` facet), or uncategorised for rows with no confident category. Unknown: 422 bad_category.
-                 * @example Engineering
+                 * @example [
+                 *       "Engineering"
+                 *     ]
                  */
                 category?: ("Engineering" | "Healthcare" | "Operations & Admin" | "Sales" | "Skilled Technician" | "Retail" | "Hospitality" | "Finance" | "Logistics & Transport" | "Marketing" | "Customer Support" | "Education" | "Manufacturing" | "HR & Recruiting" | "Data & Analytics" | "Consulting & Strategy" | "Construction & Trades" | "Legal & Compliance" | "Product" | "Design" | "Security" | "Science & Research" | "Procurement" | "Safety & Environment" | "uncategorised")[];
                 /**
                  * @description Comma list of category families (or uncategorised) to drop. Unknown: 422 bad_category.
-                 * @example Sales
+                 * @example [
+                 *       "Sales"
+                 *     ]
                  */
                 exclude_category?: ("Engineering" | "Healthcare" | "Operations & Admin" | "Sales" | "Skilled Technician" | "Retail" | "Hospitality" | "Finance" | "Logistics & Transport" | "Marketing" | "Customer Support" | "Education" | "Manufacturing" | "HR & Recruiting" | "Data & Analytics" | "Consulting & Strategy" | "Construction & Trades" | "Legal & Compliance" | "Product" | "Design" | "Security" | "Science & Research" | "Procurement" | "Safety & Environment" | "uncategorised")[];
                 /**
                  * @description Comma list of ISO-3166 alpha-2 codes. Rows with no country never match.
-                 * @example DE,AT
+                 * @example [
+                 *       "DE",
+                 *       "AT"
+                 *     ]
                  */
                 country?: string[];
                 /**
                  * @description Comma list of ISO-3166 alpha-2 codes to drop. Rows with no country are kept.
-                 * @example US
+                 * @example [
+                 *       "US"
+                 *     ]
                  */
                 exclude_country?: string[];
                 /**
                  * @description Comma list of resolved city names (the `city` facet), any case. Thinner coverage than country.
-                 * @example Berlin
+                 * @example [
+                 *       "Berlin"
+                 *     ]
                  */
                 city?: string[];
                 /**
                  * @description Comma list of two-letter US state codes; rows outside the US never match. Unknown: 422 bad_state.
-                 * @example CA,NY
+                 * @example [
+                 *       "CA",
+                 *       "NY"
+                 *     ]
                  */
                 state?: ("AL" | "AK" | "AZ" | "AR" | "CA" | "CO" | "CT" | "DE" | "DC" | "FL" | "GA" | "HI" | "ID" | "IL" | "IN" | "IA" | "KS" | "KY" | "LA" | "ME" | "MD" | "MA" | "MI" | "MN" | "MS" | "MO" | "MT" | "NE" | "NV" | "NH" | "NJ" | "NM" | "NY" | "NC" | "ND" | "OH" | "OK" | "OR" | "PA" | "RI" | "SC" | "SD" | "TN" | "TX" | "UT" | "VT" | "VA" | "WA" | "WV" | "WI" | "WY")[];
                 /**
                  * @description Comma list of remote, hybrid, on_site, not_stated (no value). Unknown: 422 bad_remote.
-                 * @example remote,hybrid
+                 * @example [
+                 *       "remote",
+                 *       "hybrid"
+                 *     ]
                  */
                 remote?: ("remote" | "hybrid" | "on_site" | "not_stated")[];
                 /**
@@ -3542,47 +3934,66 @@ export interface operations {
                 remote_confirmed?: boolean;
                 /**
                  * @description Comma list of Full-time, Part-time, Contract, Temporary, Internship, not_stated (full_time etc. accepted). Unknown: 422 bad_employment_type.
-                 * @example Full-time
+                 * @example [
+                 *       "Full-time"
+                 *     ]
                  */
                 employment_type?: ("Full-time" | "Part-time" | "Contract" | "Temporary" | "Internship" | "not_stated")[];
                 /**
                  * @description Comma list of Entry, Mid, Senior, Lead, Manager, Director, Executive, Intern, not_stated. Unknown: 422 bad_seniority.
-                 * @example Senior
+                 * @example [
+                 *       "Senior"
+                 *     ]
                  */
                 seniority?: ("Entry" | "Mid" | "Senior" | "Lead" | "Manager" | "Director" | "Executive" | "Intern" | "not_stated")[];
                 /**
                  * @description Comma list of provider ids from /v1/meta/providers, at most 12 (longer lists are truncated). Unknown: 422 bad_provider.
-                 * @example greenhouse,lever
+                 * @example [
+                 *       "greenhouse",
+                 *       "lever"
+                 *     ]
                  */
                 provider?: string[];
                 /**
                  * @description Comma list of provider ids to drop. Unknown: 422 bad_provider.
-                 * @example usajobs
+                 * @example [
+                 *       "usajobs"
+                 *     ]
                  */
                 exclude_provider?: string[];
                 /**
                  * @description Comma list of ats, career_site, public_agency (legacy employer_ats, government, direct accepted); aggregator and agency are reserved and match nothing. Unknown: 422 bad_source_type.
-                 * @example ats
+                 * @example [
+                 *       "ats"
+                 *     ]
                  */
                 source_type?: ("ats" | "career_site" | "public_agency" | "aggregator" | "agency" | "unknown" | "employer_ats" | "government" | "direct")[];
                 /**
                  * @description Comma list of source types to drop (same vocabulary as source_type).
-                 * @example public_agency
+                 * @example [
+                 *       "public_agency"
+                 *     ]
                  */
                 exclude_source_type?: ("ats" | "career_site" | "public_agency" | "aggregator" | "agency" | "unknown" | "employer_ats" | "government" | "direct")[];
                 /**
                  * @description Comma list of company slugs.
-                 * @example acme
+                 * @example [
+                 *       "acme"
+                 *     ]
                  */
                 company?: string[];
                 /**
                  * @description Comma list of bare domains (acme.com; a scheme, www. or path is tolerated). Companies without a known domain never match.
-                 * @example acme.com
+                 * @example [
+                 *       "acme.com"
+                 *     ]
                  */
                 company_domain?: string[];
                 /**
                  * @description Comma list of domains to drop. Companies without a known domain are kept.
-                 * @example acme.com
+                 * @example [
+                 *       "acme.com"
+                 *     ]
                  */
                 exclude_company_domain?: string[];
                 /**
@@ -3612,7 +4023,10 @@ export interface operations {
                 include_description?: boolean;
                 /**
                  * @description Comma list of field_sources keys (remote, employment_type, salary, location, posted_at, description, source_type) that must all be published; adds `completeness`. category or seniority: 422 field_never_published; other unknown keys: 422 bad_field.
-                 * @example salary,remote
+                 * @example [
+                 *       "salary",
+                 *       "remote"
+                 *     ]
                  */
                 require_fields?: ("remote" | "employment_type" | "salary" | "location" | "posted_at" | "description" | "source_type")[];
                 /**
@@ -5501,37 +5915,54 @@ export interface operations {
             query?: {
                 /**
                  * @description Comma list of category families (the `family` facet), or uncategorised for rows with no confident category. Unknown: 422 bad_category.
-                 * @example Engineering
+                 * @example [
+                 *       "Engineering"
+                 *     ]
                  */
                 category?: ("Engineering" | "Healthcare" | "Operations & Admin" | "Sales" | "Skilled Technician" | "Retail" | "Hospitality" | "Finance" | "Logistics & Transport" | "Marketing" | "Customer Support" | "Education" | "Manufacturing" | "HR & Recruiting" | "Data & Analytics" | "Consulting & Strategy" | "Construction & Trades" | "Legal & Compliance" | "Product" | "Design" | "Security" | "Science & Research" | "Procurement" | "Safety & Environment" | "uncategorised")[];
                 /**
                  * @description Comma list of category families (or uncategorised) to drop. Unknown: 422 bad_category.
-                 * @example Sales
+                 * @example [
+                 *       "Sales"
+                 *     ]
                  */
                 exclude_category?: ("Engineering" | "Healthcare" | "Operations & Admin" | "Sales" | "Skilled Technician" | "Retail" | "Hospitality" | "Finance" | "Logistics & Transport" | "Marketing" | "Customer Support" | "Education" | "Manufacturing" | "HR & Recruiting" | "Data & Analytics" | "Consulting & Strategy" | "Construction & Trades" | "Legal & Compliance" | "Product" | "Design" | "Security" | "Science & Research" | "Procurement" | "Safety & Environment" | "uncategorised")[];
                 /**
                  * @description Comma list of ISO-3166 alpha-2 codes. Rows with no country never match.
-                 * @example DE,AT
+                 * @example [
+                 *       "DE",
+                 *       "AT"
+                 *     ]
                  */
                 country?: string[];
                 /**
                  * @description Comma list of ISO-3166 alpha-2 codes to drop. Rows with no country are kept.
-                 * @example US
+                 * @example [
+                 *       "US"
+                 *     ]
                  */
                 exclude_country?: string[];
                 /**
                  * @description Comma list of resolved city names (the `city` facet), any case. Thinner coverage than country.
-                 * @example Berlin
+                 * @example [
+                 *       "Berlin"
+                 *     ]
                  */
                 city?: string[];
                 /**
                  * @description Comma list of two-letter US state codes; rows outside the US never match. Unknown: 422 bad_state.
-                 * @example CA,NY
+                 * @example [
+                 *       "CA",
+                 *       "NY"
+                 *     ]
                  */
                 state?: ("AL" | "AK" | "AZ" | "AR" | "CA" | "CO" | "CT" | "DE" | "DC" | "FL" | "GA" | "HI" | "ID" | "IL" | "IN" | "IA" | "KS" | "KY" | "LA" | "ME" | "MD" | "MA" | "MI" | "MN" | "MS" | "MO" | "MT" | "NE" | "NV" | "NH" | "NJ" | "NM" | "NY" | "NC" | "ND" | "OH" | "OK" | "OR" | "PA" | "RI" | "SC" | "SD" | "TN" | "TX" | "UT" | "VT" | "VA" | "WA" | "WV" | "WI" | "WY")[];
                 /**
                  * @description Comma list of remote, hybrid, on_site, not_stated (no value). Unknown: 422 bad_remote.
-                 * @example remote,hybrid
+                 * @example [
+                 *       "remote",
+                 *       "hybrid"
+                 *     ]
                  */
                 remote?: ("remote" | "hybrid" | "on_site" | "not_stated")[];
                 /**
@@ -5541,47 +5972,66 @@ export interface operations {
                 remote_confirmed?: boolean;
                 /**
                  * @description Comma list of Full-time, Part-time, Contract, Temporary, Internship, not_stated (full_time etc. accepted). Unknown: 422 bad_employment_type.
-                 * @example Full-time
+                 * @example [
+                 *       "Full-time"
+                 *     ]
                  */
                 employment_type?: ("Full-time" | "Part-time" | "Contract" | "Temporary" | "Internship" | "not_stated")[];
                 /**
                  * @description Comma list of Entry, Mid, Senior, Lead, Manager, Director, Executive, Intern, not_stated. Unknown: 422 bad_seniority.
-                 * @example Senior
+                 * @example [
+                 *       "Senior"
+                 *     ]
                  */
                 seniority?: ("Entry" | "Mid" | "Senior" | "Lead" | "Manager" | "Director" | "Executive" | "Intern" | "not_stated")[];
                 /**
                  * @description Comma list of provider ids from /v1/meta/providers, at most 12 (longer lists are truncated). Unknown: 422 bad_provider.
-                 * @example greenhouse,lever
+                 * @example [
+                 *       "greenhouse",
+                 *       "lever"
+                 *     ]
                  */
                 provider?: string[];
                 /**
                  * @description Comma list of provider ids to drop. Unknown: 422 bad_provider.
-                 * @example usajobs
+                 * @example [
+                 *       "usajobs"
+                 *     ]
                  */
                 exclude_provider?: string[];
                 /**
                  * @description Comma list of ats, career_site, public_agency (legacy employer_ats, government, direct accepted); aggregator and agency are reserved and match nothing. Unknown: 422 bad_source_type.
-                 * @example ats
+                 * @example [
+                 *       "ats"
+                 *     ]
                  */
                 source_type?: ("ats" | "career_site" | "public_agency" | "aggregator" | "agency" | "unknown" | "employer_ats" | "government" | "direct")[];
                 /**
                  * @description Comma list of source types to drop (same vocabulary as source_type).
-                 * @example public_agency
+                 * @example [
+                 *       "public_agency"
+                 *     ]
                  */
                 exclude_source_type?: ("ats" | "career_site" | "public_agency" | "aggregator" | "agency" | "unknown" | "employer_ats" | "government" | "direct")[];
                 /**
                  * @description Comma list of company slugs.
-                 * @example acme
+                 * @example [
+                 *       "acme"
+                 *     ]
                  */
                 company?: string[];
                 /**
                  * @description Comma list of bare domains (acme.com; a scheme, www. or path is tolerated). Companies without a known domain never match.
-                 * @example acme.com
+                 * @example [
+                 *       "acme.com"
+                 *     ]
                  */
                 company_domain?: string[];
                 /**
                  * @description Comma list of domains to drop. Companies without a known domain are kept.
-                 * @example acme.com
+                 * @example [
+                 *       "acme.com"
+                 *     ]
                  */
                 exclude_company_domain?: string[];
                 /**
@@ -5611,7 +6061,10 @@ export interface operations {
                 include_description?: boolean;
                 /**
                  * @description Comma list of field_sources keys (remote, employment_type, salary, location, posted_at, description, source_type) that must all be published; adds `completeness`. category or seniority: 422 field_never_published; other unknown keys: 422 bad_field.
-                 * @example salary,remote
+                 * @example [
+                 *       "salary",
+                 *       "remote"
+                 *     ]
                  */
                 require_fields?: ("remote" | "employment_type" | "salary" | "location" | "posted_at" | "description" | "source_type")[];
                 /**
@@ -5663,7 +6116,9 @@ export interface operations {
                 closed_before?: string;
                 /**
                  * @description expired_upstream or not_seen; comma list, any case. The original service's deadline_passed (= expired_upstream) and employer_closed (= not_seen) are accepted too. Unknown: 422 bad_closed_reason.
-                 * @example not_seen
+                 * @example [
+                 *       "not_seen"
+                 *     ]
                  */
                 closed_reason?: ("expired_upstream" | "not_seen" | "deadline_passed" | "employer_closed")[];
             };
@@ -6608,37 +7063,54 @@ export interface operations {
             query?: {
                 /**
                  * @description Comma list of category families (the `family` facet), or uncategorised for rows with no confident category. Unknown: 422 bad_category.
-                 * @example Engineering
+                 * @example [
+                 *       "Engineering"
+                 *     ]
                  */
                 category?: ("Engineering" | "Healthcare" | "Operations & Admin" | "Sales" | "Skilled Technician" | "Retail" | "Hospitality" | "Finance" | "Logistics & Transport" | "Marketing" | "Customer Support" | "Education" | "Manufacturing" | "HR & Recruiting" | "Data & Analytics" | "Consulting & Strategy" | "Construction & Trades" | "Legal & Compliance" | "Product" | "Design" | "Security" | "Science & Research" | "Procurement" | "Safety & Environment" | "uncategorised")[];
                 /**
                  * @description Comma list of category families (or uncategorised) to drop. Unknown: 422 bad_category.
-                 * @example Sales
+                 * @example [
+                 *       "Sales"
+                 *     ]
                  */
                 exclude_category?: ("Engineering" | "Healthcare" | "Operations & Admin" | "Sales" | "Skilled Technician" | "Retail" | "Hospitality" | "Finance" | "Logistics & Transport" | "Marketing" | "Customer Support" | "Education" | "Manufacturing" | "HR & Recruiting" | "Data & Analytics" | "Consulting & Strategy" | "Construction & Trades" | "Legal & Compliance" | "Product" | "Design" | "Security" | "Science & Research" | "Procurement" | "Safety & Environment" | "uncategorised")[];
                 /**
                  * @description Comma list of ISO-3166 alpha-2 codes. Rows with no country never match.
-                 * @example DE,AT
+                 * @example [
+                 *       "DE",
+                 *       "AT"
+                 *     ]
                  */
                 country?: string[];
                 /**
                  * @description Comma list of ISO-3166 alpha-2 codes to drop. Rows with no country are kept.
-                 * @example US
+                 * @example [
+                 *       "US"
+                 *     ]
                  */
                 exclude_country?: string[];
                 /**
                  * @description Comma list of resolved city names (the `city` facet), any case. Thinner coverage than country.
-                 * @example Berlin
+                 * @example [
+                 *       "Berlin"
+                 *     ]
                  */
                 city?: string[];
                 /**
                  * @description Comma list of two-letter US state codes; rows outside the US never match. Unknown: 422 bad_state.
-                 * @example CA,NY
+                 * @example [
+                 *       "CA",
+                 *       "NY"
+                 *     ]
                  */
                 state?: ("AL" | "AK" | "AZ" | "AR" | "CA" | "CO" | "CT" | "DE" | "DC" | "FL" | "GA" | "HI" | "ID" | "IL" | "IN" | "IA" | "KS" | "KY" | "LA" | "ME" | "MD" | "MA" | "MI" | "MN" | "MS" | "MO" | "MT" | "NE" | "NV" | "NH" | "NJ" | "NM" | "NY" | "NC" | "ND" | "OH" | "OK" | "OR" | "PA" | "RI" | "SC" | "SD" | "TN" | "TX" | "UT" | "VT" | "VA" | "WA" | "WV" | "WI" | "WY")[];
                 /**
                  * @description Comma list of remote, hybrid, on_site, not_stated (no value). Unknown: 422 bad_remote.
-                 * @example remote,hybrid
+                 * @example [
+                 *       "remote",
+                 *       "hybrid"
+                 *     ]
                  */
                 remote?: ("remote" | "hybrid" | "on_site" | "not_stated")[];
                 /**
@@ -6648,47 +7120,66 @@ export interface operations {
                 remote_confirmed?: boolean;
                 /**
                  * @description Comma list of Full-time, Part-time, Contract, Temporary, Internship, not_stated (full_time etc. accepted). Unknown: 422 bad_employment_type.
-                 * @example Full-time
+                 * @example [
+                 *       "Full-time"
+                 *     ]
                  */
                 employment_type?: ("Full-time" | "Part-time" | "Contract" | "Temporary" | "Internship" | "not_stated")[];
                 /**
                  * @description Comma list of Entry, Mid, Senior, Lead, Manager, Director, Executive, Intern, not_stated. Unknown: 422 bad_seniority.
-                 * @example Senior
+                 * @example [
+                 *       "Senior"
+                 *     ]
                  */
                 seniority?: ("Entry" | "Mid" | "Senior" | "Lead" | "Manager" | "Director" | "Executive" | "Intern" | "not_stated")[];
                 /**
                  * @description Comma list of provider ids from /v1/meta/providers, at most 12 (longer lists are truncated). Unknown: 422 bad_provider.
-                 * @example greenhouse,lever
+                 * @example [
+                 *       "greenhouse",
+                 *       "lever"
+                 *     ]
                  */
                 provider?: string[];
                 /**
                  * @description Comma list of provider ids to drop. Unknown: 422 bad_provider.
-                 * @example usajobs
+                 * @example [
+                 *       "usajobs"
+                 *     ]
                  */
                 exclude_provider?: string[];
                 /**
                  * @description Comma list of ats, career_site, public_agency (legacy employer_ats, government, direct accepted); aggregator and agency are reserved and match nothing. Unknown: 422 bad_source_type.
-                 * @example ats
+                 * @example [
+                 *       "ats"
+                 *     ]
                  */
                 source_type?: ("ats" | "career_site" | "public_agency" | "aggregator" | "agency" | "unknown" | "employer_ats" | "government" | "direct")[];
                 /**
                  * @description Comma list of source types to drop (same vocabulary as source_type).
-                 * @example public_agency
+                 * @example [
+                 *       "public_agency"
+                 *     ]
                  */
                 exclude_source_type?: ("ats" | "career_site" | "public_agency" | "aggregator" | "agency" | "unknown" | "employer_ats" | "government" | "direct")[];
                 /**
                  * @description Comma list of company slugs.
-                 * @example acme
+                 * @example [
+                 *       "acme"
+                 *     ]
                  */
                 company?: string[];
                 /**
                  * @description Comma list of bare domains (acme.com; a scheme, www. or path is tolerated). Companies without a known domain never match.
-                 * @example acme.com
+                 * @example [
+                 *       "acme.com"
+                 *     ]
                  */
                 company_domain?: string[];
                 /**
                  * @description Comma list of domains to drop. Companies without a known domain are kept.
-                 * @example acme.com
+                 * @example [
+                 *       "acme.com"
+                 *     ]
                  */
                 exclude_company_domain?: string[];
                 /**
@@ -6718,7 +7209,10 @@ export interface operations {
                 include_description?: boolean;
                 /**
                  * @description Comma list of field_sources keys (remote, employment_type, salary, location, posted_at, description, source_type) that must all be published; adds `completeness`. category or seniority: 422 field_never_published; other unknown keys: 422 bad_field.
-                 * @example salary,remote
+                 * @example [
+                 *       "salary",
+                 *       "remote"
+                 *     ]
                  */
                 require_fields?: ("remote" | "employment_type" | "salary" | "location" | "posted_at" | "description" | "source_type")[];
                 /**
@@ -6763,7 +7257,9 @@ export interface operations {
                 quality?: "all";
                 /**
                  * @description Not available without a key: 403 paid_feature.
-                 * @example staffing
+                 * @example [
+                 *       "staffing"
+                 *     ]
                  */
                 include_poster_type?: ("staffing" | "jobboard" | "all")[];
                 /**
@@ -7524,17 +8020,23 @@ export interface operations {
             query?: {
                 /**
                  * @description Comma list of ISO-3166 alpha-2 codes: the company country (stated, else the most frequent country of its live rows).
-                 * @example DE
+                 * @example [
+                 *       "DE"
+                 *     ]
                  */
                 country?: string[];
                 /**
                  * @description Comma list of organisation types, any case (e.g. government).
-                 * @example government
+                 * @example [
+                 *       "government"
+                 *     ]
                  */
                 org_type?: string[];
                 /**
                  * @description Comma list: ats, career_site, public_agency (aggregator and agency are reserved and match nothing); legacy employer_ats, government, direct. Unknown: 422 bad_source_type.
-                 * @example ats
+                 * @example [
+                 *       "ats"
+                 *     ]
                  */
                 source_type?: ("ats" | "career_site" | "public_agency" | "aggregator" | "agency" | "employer_ats" | "government" | "direct")[];
                 /**

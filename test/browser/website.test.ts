@@ -244,6 +244,11 @@ describe.skipIf(!haveChromium)('buying a plan in a real browser (a payment provi
     }
     await page.goto(`${base}/plans`);
     await expect.poll(() => page.locator('main').textContent()).toContain('buy a paid plan for your key');
+    // A dead link: a readable page that says what happened and what to do.
+    await page.goto(`${base}/signin/verify?token=not-a-real-token`);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('already used or expired');
+    await screenshot(page, 'error-link');
   });
 
   it('buys growth for a new key: upgrade form, Stripe\'s payment page, signed webhook; the page, /v1/me, the budget headers and /v1/changes show growth', async () => {

@@ -212,7 +212,7 @@ export function checkApplyUrl(input: string, companyDomain: string): string {
   const host = url.hostname.toLowerCase().replace(/\.$/, '');
   const ats = applyHosts('career_site').anyAts;
   if (!hostWithin(host, companyDomain) && !ats.some((d) => hostWithin(host, d))) {
-    throw new ApiError('bad_apply_url', `"apply_url" must be on ${companyDomain} or a known applicant-tracking system (${ats.join(', ')}); ${host} is neither.`);
+    throw new ApiError('bad_apply_url', `"apply_url" must be on ${companyDomain} or a known applicant-tracking system (such as Ashby, Greenhouse or Lever); ${host} is neither.`);
   }
   return url.href;
 }

@@ -189,6 +189,17 @@ describe('submitting and verifying', () => {
     expect(['absent', 'inferred']).toContain((data.field_sources as Record<string, string>).remote);
   });
 
+  it('serves hostile text as text: markup in the description is escaped, controls and bidi overrides removed', async () => {
+    const { jobId } = await publish(vacancy('hostile.test', {
+      title: 'Cook\u202e\u0007 <b>now</b>',
+      description: '<img src=x onerror=alert(1)><script>alert(2)</script> We cook fresh food every day for our guests.',
+    }));
+    const data = (await publicJob(jobId)).body.data as { title: string; description: string };
+    expect(data.title).toBe('Cook <b>now</b>');
+    expect(data.description).not.toMatch(/<img|<script/);
+    expect(data.description).toContain('&lt;img src=x onerror=alert(1)&gt;');
+  });
+
   it('accepts an apply URL on a known ATS host, and an address at a subdomain of the company', async () => {
     const { jobId } = await publish(vacancy('ats-user.test', { apply_url: 'https://jobs.lever.co/ats-user/123', email: 'people@jobs.ats-user.test' }));
     expect((await publicJob(jobId)).status).toBe(200);

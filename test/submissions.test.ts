@@ -3,7 +3,8 @@
  * verification link through a real SMTP server on loopback, the ledger row served on /public/jobs as
  * provider `submissions` (class `direct`, source_type `career_site`) with truthful field_sources, the
  * edit (`updated`), close (`delisted`, expired_upstream), re-confirmation reminder and lapse (not_seen),
- * the operator's rejection (`withdrawn`), the limits, and every refusal storing nothing.
+ * the operator's rejection (`withdrawn`, also through `jobledger submissions`), the limits, and every
+ * refusal storing nothing.
  * (The real-browser walk-through is test/browser/submissions.test.ts.)
  */
 import type { FastifyInstance } from 'fastify';
@@ -11,6 +12,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GRACE_DAYS, RECONFIRM_DAYS, SubmissionDesk } from '../src/ingest/submissions.ts';
 import { buildTestApp } from './helpers/app.ts';
+import { runCli } from './helpers/cli-process.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 import { freePort } from './helpers/ports.ts';
 import { linkIn, SiteClient, startMailSink, testSiteOptions, type DeliveredMail, type MailSink } from './helpers/site.ts';
@@ -402,4 +404,19 @@ describe('lifecycle', () => {
     expect(answer).toMatchObject({ status: 'withheld', served: false, rule: 'employer.opted_out' });
     expect((await publicJob(answer.job_id)).status).toBe(404);
   });
+  it('lists and rejects submissions from the CLI (jobledger submissions list / reject)', async () => {
+    const { jobId, submissionId } = await publish(vacancy('cli-rejected.test'));
+    const env = { DATABASE_URL: t.url, JOBLEDGER_DATA_DIR: '/tmp/jobledger-submissions-cli-test' };
+    const listed = await runCli(['submissions', 'list', '--status', 'open'], env);
+    expect(listed.code).toBe(0);
+    expect(listed.output).toContain(`${submissionId}  open`);
+    expect(listed.output).toContain('"Senior Backend Engineer" at "Acme Robotics" (cli-rejected.test) from hr@cli-rejected.test');
+    const rejected = await runCli(['submissions', 'reject', submissionId, '--reason', 'duplicate'], env);
+    expect(rejected.code).toBe(0);
+    expect(rejected.output).toContain(`submission ${submissionId} rejected`);
+    expect(await events(jobId)).toEqual(['created', 'withdrawn']);
+    const again = await runCli(['submissions', 'reject', submissionId], env);
+    expect(again.code).toBe(1);
+    expect(again.output).toContain('no submission');
+  }, 120_000);
 });

@@ -109,7 +109,7 @@ describe('facets and providers', () => {
     const res = await ctx.app.inject({ method: 'GET', url: '/v1/meta/providers', headers: bearer(ctx.key) });
     expect(res.statusCode).toBe(200);
     const body = res.json() as { data: ProviderEntry[]; measured_at: string; age_seconds: number };
-    expect(body.data.map((p) => p.provider).sort()).toEqual(['ashby', 'career_site', 'greenhouse', 'lever', 'usajobs']);
+    expect(body.data.map((p) => p.provider).sort()).toEqual(['ashby', 'career_site', 'greenhouse', 'lever', 'submissions', 'usajobs']);
     for (const p of body.data) {
       expect(p.live).toBe(await countRows(`provider=${p.provider}`));
       expect(p.with_description).toBe(await countRows(`provider=${p.provider}&has_description=true`));

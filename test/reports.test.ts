@@ -187,8 +187,8 @@ describe('reports', () => {
       absent: await count(sql`${LIVE} AND field_sources->>'remote' = 'absent'`),
     });
     const sources = c.sources as Array<Record<string, unknown>>;
-    // Every redistributable provider, career_site too (it has no rows in the corpus: live 0).
-    expect(sources.map((s) => s.source).sort()).toEqual(['ashby', 'career_site', 'greenhouse', 'lever', 'usajobs']);
+    // Every redistributable provider, career_site and submissions too (no rows in the corpus: live 0).
+    expect(sources.map((s) => s.source).sort()).toEqual(['ashby', 'career_site', 'greenhouse', 'lever', 'submissions', 'usajobs']);
     for (const s of sources) {
       expect(s.live).toBe(await count(sql`${LIVE} AND provider_id = ${s.source}`));
       expect(s.closed).toBe(await count(sql`${CLOSED} AND provider_id = ${s.source}`));

@@ -48,6 +48,8 @@ export const ERROR_STATUS = {
   bad_domain: 422,
   bad_input: 422,
   email_not_at_domain: 422,
+  bad_apply_url: 422,
+  submission_closed: 409,
   free_key_taken: 409,
   key_not_active: 409,
   payload_too_large: 413,

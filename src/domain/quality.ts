@@ -26,6 +26,8 @@ export const QUALITY_RULE_IDS = [
   'apply_url.other_board',
   'apply_url.not_employer',
   'posted_at.future',
+  // An operator rejected a direct submission (`jobledger submissions reject`, src/ingest/submissions.ts).
+  'submission.rejected',
 ] as const;
 export type QualityRuleId = (typeof QUALITY_RULE_IDS)[number];
 

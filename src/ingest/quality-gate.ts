@@ -36,6 +36,11 @@ export interface GateContext {
   /** The posting's employer has an active, verified opt-out. */
   optedOut?: boolean;
   now: Date;
+  /**
+   * The apply hosts to judge by, when they are not the provider's own connector's: a direct submission
+   * (provider `submissions`, no connector) is judged as a company's own careers page (`career_site`).
+   */
+  hosts?: ReturnType<typeof applyHosts>;
 }
 
 /** Job boards and aggregators whose links are never an employer's own application page. */
@@ -90,7 +95,7 @@ export function judgePosting(job: NormalizedJob, ctx: GateContext): QualityVerdi
   // Each connector's descriptor declares its hosts: ATS hosts name the board in the first path
   // segment (jobs.ashbyhq.com/{board}/..., jobs.lever.co/{site}/...); agency hosts are a public
   // agency's own site (usajobs.gov).
-  const hosts = applyHosts(ctx.providerId);
+  const hosts = ctx.hosts ?? applyHosts(ctx.providerId);
   const onAts = hosts.ats.some((d) => hostMatches(host, d));
   if (onAts && firstSegment(url) !== board) {
     return { verdict: 'quality_removed', ruleId: 'apply_url.other_board', matchedHost: host };

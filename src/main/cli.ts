@@ -2,6 +2,7 @@
  * The `jobledger` command line. Every command has `--help`; settings come from the environment
  * (`jobledger config` lists them with their defaults).
  */
+import path from 'node:path';
 import { SingleBar, Presets } from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { configText, ConfigError } from '../config/config.ts';
@@ -20,6 +21,8 @@ import { runMcp } from './mcp.ts';
 import { openRuntime } from './runtime.ts';
 import { serve } from './serve.ts';
 import { runWorker } from './worker.ts';
+import { SubmissionDesk } from '../ingest/submissions.ts';
+import { createMailer } from '../mail/mailer.ts';
 
 function countryCode(value: string): string {
   if (!/^[A-Za-z]{2}$/.test(value)) throw new InvalidArgumentError('expected an ISO-3166 alpha-2 code such as DE');
@@ -383,6 +386,67 @@ optout
       const { targetsReset } = await revokeOptout(rt.database.db, id);
       process.stdout.write(`opt-out ${id} revoked; ${targetsReset} crawl targets will be fetched in full on their next crawl\n`);
     });
+  });
+
+const submissionsCommand = program
+  .command('submissions')
+  .description('Direct submissions of vacancies by employers (docs/submissions.md): list, reject, and the reminder/lapse sweep.');
+
+/** A submission desk on the runtime's database, mailing like serve does (SMTP or the outbox). */
+async function submissionDesk(rt: Awaited<ReturnType<typeof openRuntime>>) {
+  const { config, log, database } = rt;
+  const mailer = createMailer({ smtpUrl: config.site.smtpUrl, from: config.site.mailFrom, outboxDir: path.join(config.dataDir, 'outbox'), log });
+  const siteUrl = (config.site.url ?? `http://localhost:${config.port}`).replace(/\/+$/, '');
+  return { mailer, desk: new SubmissionDesk({ db: database.db, log, mailer, siteUrl, linkTtlSeconds: config.site.linkTtlSeconds, logLinks: mailer.kind === 'outbox' }) };
+}
+
+submissionsCommand
+  .command('list')
+  .description('List submissions, newest first.')
+  .addOption(new Option('--status <status>', 'only this status').choices(['pending', 'open', 'closed', 'lapsed', 'rejected']))
+  .option('--limit <n>', 'at most this many (default 100)', (v) => Number.parseInt(v, 10))
+  .action(async (options: { status?: 'pending' | 'open' | 'closed' | 'lapsed' | 'rejected'; limit?: number }) => {
+    const rt = await openRuntime({ applicationName: 'jobledger-submissions' });
+    const { desk, mailer } = await submissionDesk(rt);
+    try {
+      for (const s of await desk.list({ status: options.status, limit: Number.isFinite(options.limit) ? options.limit : undefined })) {
+        const confirmed = s.confirmed_at ? ` confirmed ${s.confirmed_at.toISOString()}` : '';
+        process.stdout.write(`${s.id}  ${s.status.padEnd(8)} ${s.created_at.toISOString()}${confirmed}  ${JSON.stringify(s.title)} at ${JSON.stringify(s.company_name)} (${s.company_domain}) from ${s.email}${s.job_id ? `  job ${s.job_id}` : ''}${s.rejected_reason ? `  rejected: ${s.rejected_reason}` : ''}\n`);
+      }
+    } finally {
+      mailer.close();
+      await rt.database.close();
+    }
+  });
+submissionsCommand
+  .command('reject')
+  .description('Reject a submission: a pending one is never published; a published one is withheld (served rows get a `withdrawn` change event).')
+  .argument('<id>', 'the submission id (see `jobledger submissions list`)')
+  .option('--reason <text>', 'why (kept with the submission)', 'rejected by the operator')
+  .action(async (id: string, options: { reason: string }) => {
+    const rt = await openRuntime({ applicationName: 'jobledger-submissions' });
+    const { desk, mailer } = await submissionDesk(rt);
+    try {
+      if (!(await desk.reject(id, options.reason))) throw new Error(`no submission ${id} to reject (unknown, or rejected already)`);
+      process.stdout.write(`submission ${id} rejected\n`);
+    } finally {
+      mailer.close();
+      await rt.database.close();
+    }
+  });
+submissionsCommand
+  .command('sweep')
+  .description('Send the due re-confirmation reminders, close unconfirmed vacancies as not_seen, discard expired pending ones (serve does this hourly).')
+  .action(async () => {
+    const rt = await openRuntime({ applicationName: 'jobledger-submissions' });
+    const { desk, mailer } = await submissionDesk(rt);
+    try {
+      const result = await desk.sweep();
+      process.stdout.write(`reminded ${result.reminded}, lapsed ${result.lapsed}, discarded ${result.discarded}\n`);
+    } finally {
+      mailer.close();
+      await rt.database.close();
+    }
   });
 
 program.parseAsync(process.argv).catch((error: unknown) => {

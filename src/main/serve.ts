@@ -14,6 +14,7 @@ import { countServed } from '../store/job-queries.ts';
 import type { DB } from '../store/schema.ts';
 import { cursorSecret, siteSecret } from '../store/settings.ts';
 import { createMailer, type Mailer } from '../mail/mailer.ts';
+import { startSubmissionSweep, SubmissionDesk } from '../ingest/submissions.ts';
 import path from 'node:path';
 import { seedDemoTargets } from '../ingest/bundled-feeds.ts';
 import { DEMO_KEY_PLAN, ensureDemoKey, startDemoSources } from './demo.ts';
@@ -54,6 +55,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   let refresher: ReportRefresher | undefined;
   let worker: RunningWorker | undefined;
   let mailer: Mailer | undefined;
+  let submissionSweep: { stop(): void } | undefined;
   let sources: WorkerSources = configuredSources(config);
 
   try {
@@ -76,6 +78,9 @@ export async function serve(options: ServeOptions): Promise<void> {
     const stripe = stripeSettings(config.stripe);
     mailer = createMailer({ smtpUrl: config.site.smtpUrl, from: config.site.mailFrom, outboxDir: path.join(config.dataDir, 'outbox'), log });
     if (mailer.kind === 'outbox') log.info({ outbox: path.join(config.dataDir, 'outbox') }, 'no JOBLEDGER_SMTP_URL: e-mails are written to the outbox and sign-in links printed here');
+    const siteUrl = (config.site.url ?? `http://localhost:${config.port}`).replace(/\/+$/, '');
+    // Direct submissions (docs/submissions.md): the desk writes the ledger; its reminders and lapses run hourly here.
+    const submissions = new SubmissionDesk({ db: database.db, log: log.child({ component: 'submissions' }), mailer, siteUrl, linkTtlSeconds: config.site.linkTtlSeconds, logLinks: mailer.kind === 'outbox' });
     const app = await buildApp({
       db: database.db,
       log,
@@ -87,13 +92,14 @@ export async function serve(options: ServeOptions): Promise<void> {
       reports,
       billing: new Billing({ db: database.db, log, provider: stripe ? new StripeCheckout(stripe) : undefined }),
       site: {
-        siteUrl: (config.site.url ?? `http://localhost:${config.port}`).replace(/\/+$/, ''),
+        siteUrl,
         secret: await siteSecret(database.db),
         sessionSeconds: config.site.sessionHours * 3600,
         linkTtlSeconds: config.site.linkTtlSeconds,
         mailer,
         operatorEmail: config.site.operatorEmail,
         altcha: { cost: config.site.altchaCost, maxCounter: config.site.altchaMaxCounter },
+        submissions,
       },
     });
     log.info({ payments: stripe ? 'stripe' : 'off', plansOnSale: stripe ? Object.keys(stripe.prices) : [] }, 'checkout');
@@ -101,6 +107,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     // Report snapshots are the worker's job (docs/architecture.md); until a separate worker runs them,
     // the API process refreshes them on a timer, on the API pool (each report is one short query set).
     refresher = startReportRefresher(database.db, log, reports);
+    submissionSweep = startSubmissionSweep(submissions, log);
     // The worker recrawls every target on its interval (the demo's from the replay server).
     if (options.worker ?? config.worker.inServe) worker = await startWorker(config, log, database, sources);
     const served = await countServed(database.db);
@@ -114,6 +121,7 @@ export async function serve(options: ServeOptions): Promise<void> {
 
     onShutdownSignal(log, async () => {
       await refresher?.stop();
+      submissionSweep?.stop();
       await app.close();
       mailer?.close();
       redis?.disconnect();
@@ -125,6 +133,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   } catch (error) {
     redis?.disconnect();
     await refresher?.stop().catch(() => undefined);
+    submissionSweep?.stop();
     await worker?.stop().catch(() => undefined);
     await closeReplay?.().catch(() => undefined);
     await ingestDb?.destroy().catch(() => undefined);

@@ -27,6 +27,7 @@ import { assetRoutes } from './assets.ts';
 import { authRoutes } from './auth-routes.ts';
 import { FORM_BODY_LIMIT, fromBrowserForm, renderPage, sessionAccount, type SiteContext } from './context.ts';
 import { formRoutes } from './form-routes.ts';
+import { submissionRoutes, type SubmissionService } from './submission-routes.ts';
 import { pageRoutes } from './pages.ts';
 import { postgresSessionStore } from './session-store.ts';
 import type { Kysely } from 'kysely';
@@ -49,6 +50,8 @@ export interface SiteOptions {
   operatorEmail: string | undefined;
   altcha: { cost: number; maxCounter: number };
   formLimits?: FormLimitSettings;
+  /** Direct submissions (src/site/submission-routes.ts); absent: no submission form. */
+  submissions?: SubmissionService;
 }
 
 /**
@@ -189,6 +192,7 @@ export function sitePlugin(options: SiteOptions, services: SiteServices) {
     await app.register(pageRoutes(ctx));
     await app.register(authRoutes(ctx));
     await app.register(formRoutes(ctx));
+    if (options.submissions) await app.register(submissionRoutes(ctx, options.submissions));
     // Billing's checkout (docs/website.md "Billing"): the form's CSRF token and this site's session
     // say who buys; the provider returns the buyer to the account page on JOBLEDGER_SITE_URL.
     await app.register(

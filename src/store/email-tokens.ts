@@ -5,7 +5,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from './schema.ts';
 
-export type EmailTokenPurpose = 'sign_in' | 'optout' | 'subscribe';
+export type EmailTokenPurpose = 'sign_in' | 'optout' | 'subscribe' | 'submission';
 
 /** Store a token's hash. */
 export async function insertEmailToken(

@@ -39,7 +39,8 @@ import { resolveCompany, type CompanyRef } from './companies.ts';
 import type { DB, JobsTable } from './schema.ts';
 
 export interface ApplyCrawlInput {
-  targetId: string;
+  /** The crawl target; null for rows that no crawl lists (direct submissions), which then take no `absence`. */
+  targetId: string | null;
   providerId: string;
   postings: LedgerPosting[];
   /** The crawl's instant; every timestamp written by this crawl uses it (closures: see the module note). */
@@ -57,7 +58,7 @@ type ContentColumns = Omit<
   'id' | 'slug' | 'provider_id' | 'source_posting_id' | 'first_seen_at' | 'last_verified_at' | 'content_changed_at' | 'status' | 'closed_at' | 'closed_reason' | 'upstream_expired_at'
 >;
 
-function contentColumns(job: NormalizedJob, verdict: QualityVerdict, company: CompanyRef, targetId: string, hash: string): ContentColumns {
+function contentColumns(job: NormalizedJob, verdict: QualityVerdict, company: CompanyRef, targetId: string | null, hash: string): ContentColumns {
   return {
     target_id: targetId,
     company_id: company.id,
@@ -152,7 +153,7 @@ export async function writeCrawl(trx: Transaction<DB>, input: ApplyCrawlInput, c
     .where('provider_id', '=', providerId)
     .where((eb) => {
       const inPayload = eb('source_posting_id', '=', eb.fn.any(eb.val(ids)));
-      return absence ? eb.or([inPayload, eb.and([eb('target_id', '=', targetId), eb('status', '=', 'live')])]) : inPayload;
+      return absence && targetId !== null ? eb.or([inPayload, eb.and([eb('target_id', '=', targetId), eb('status', '=', 'live')])]) : inPayload;
     })
     .orderBy('id')
     .forUpdate()
@@ -487,4 +488,28 @@ export async function liveRowsBySourceIds(db: Kysely<DB>, targetId: string, sour
     .orderBy('id')
     .execute();
   return rows.map((r) => r.id);
+}
+
+/**
+ * Close live rows as `not_seen` at `now` (a direct submission its employer did not re-confirm in
+ * time: the vacancy stopped being confirmed at its source), `delisted` for served rows. Rows no
+ * longer live are left alone.
+ * @returns the number of rows closed.
+ */
+export async function closeNotSeenRows(db: Kysely<DB>, ids: readonly string[], now: Date): Promise<number> {
+  if (ids.length === 0) return 0;
+  return db.transaction().execute(async (trx) => {
+    const rows = await trx
+      .selectFrom('jobs')
+      .select(['id', 'served'])
+      .where('id', '=', (eb) => eb.fn.any(eb.val([...ids])))
+      .where('status', '=', 'live')
+      .orderBy('id')
+      .forUpdate()
+      .execute();
+    if (rows.length === 0) return 0;
+    await closeNotSeen(trx, rows.map((r) => r.id), now);
+    await recordChanges(trx, delistings(rows));
+    return rows.length;
+  });
 }

@@ -295,12 +295,40 @@ export interface BillingEventsTable {
 /** E-mailed single-use links, stored as SHA-256 only (migration 010). */
 export interface EmailTokensTable {
   token_hash: Buffer;
-  purpose: 'sign_in' | 'optout' | 'subscribe';
+  purpose: 'sign_in' | 'optout' | 'subscribe' | 'submission';
   email: string;
   subject: string | null;
   created_at: Generated<Date>;
   expires_at: Timestamp;
   used_at: NullableTimestamp;
+}
+
+/** Direct submissions of vacancies by employers (migration 021; src/ingest/submissions.ts). */
+export interface SubmissionsTable {
+  id: Generated<string>;
+  status: 'pending' | 'open' | 'closed' | 'lapsed' | 'rejected';
+  email: string;
+  company_name: string;
+  company_domain: string;
+  title: string;
+  location: string;
+  employment_type: string;
+  remote: string | null;
+  description: string;
+  apply_url: string;
+  salary_min: number | null;
+  salary_max: number | null;
+  salary_currency: string | null;
+  salary_period: string | null;
+  created_at: Generated<Date>;
+  updated_at: Generated<Date>;
+  verified_at: NullableTimestamp;
+  confirmed_at: NullableTimestamp;
+  reminded_at: NullableTimestamp;
+  closed_at: NullableTimestamp;
+  rejected_reason: string | null;
+  manage_token_hash: Buffer | null;
+  job_id: string | null;
 }
 
 /** Browser sessions; the id is stored as SHA-256 only (migration 010). */
@@ -355,6 +383,7 @@ export interface DB {
   web_sessions: WebSessionsTable;
   subscriptions: SubscriptionsTable;
   contact_messages: ContactMessagesTable;
+  submissions: SubmissionsTable;
 }
 
 export type JobRow = Selectable<JobsTable>;
@@ -363,3 +392,4 @@ export type PlanRow = Selectable<PlansTable>;
 export type KeySubscriptionRow = Selectable<KeySubscriptionsTable>;
 export type CrawlTargetRow = Selectable<CrawlTargetsTable>;
 export type ProviderRow = Selectable<ProvidersTable>;
+export type SubmissionRow = Selectable<SubmissionsTable>;

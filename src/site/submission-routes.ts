@@ -1,0 +1,195 @@
+/**
+ * Direct submissions on the website (issue 17; spec: Website routes `submissions`; docs/submissions.md):
+ * the form at `/submit`, `POST /public/submissions` (an HTML form post or JSON, with the ALTCHA human
+ * check and the CSRF token, limited per client address and per e-mail address), the e-mailed
+ * verification link's landing page `/submit/verify` and `POST /public/submissions/verify`, and the
+ * submitter's edit-or-close page `/submit/manage` with `POST /public/submissions/manage`.
+ *
+ * The decisions (checks, ledger, e-mails) are the submission desk's (ingest/submissions.ts); the site
+ * never imports ingest, so it declares here the port it needs and main/serve.ts hands the desk in.
+ * A landing page never acts on GET: it shows a button that posts the token.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../domain/errors.ts';
+import { EMPLOYMENT_TYPES, REMOTE_VALUES } from '../domain/vocabulary.ts';
+import type { SubmissionContent } from '../store/submissions.ts';
+import { fields, fromBrowserForm, renderPage, type SiteContext } from './context.ts';
+
+/** Largest submission body, bytes: a 20,000-character description, URL-encoded, fits. */
+export const SUBMISSION_BODY_LIMIT = 96 * 1024;
+
+/** A checked submission, as the desk returns it (opaque to the site but for its address). */
+export interface CheckedSubmission {
+  email: string;
+  content: SubmissionContent;
+}
+
+/** What publishing, editing or confirming did to the vacancy's row. */
+export interface SubmissionOutcome {
+  submissionId: string;
+  jobId: string;
+  served: boolean;
+  verdict: { verdict: string; ruleId?: string };
+}
+
+/** What the manage page shows. */
+export interface SubmissionPageView {
+  id: string;
+  status: string;
+  email: string;
+  companyDomain: string;
+  content: SubmissionContent;
+  jobId: string | null;
+  confirmedAt: Date | null;
+  lapsesAt: Date | null;
+}
+
+/** The port the website needs (implemented by ingest/submissions.ts `SubmissionDesk`). Errors are ApiErrors. */
+export interface SubmissionService {
+  parse(body: Record<string, unknown>): CheckedSubmission;
+  submit(parsed: CheckedSubmission): Promise<void>;
+  verify(token: unknown): Promise<SubmissionOutcome>;
+  view(token: unknown): Promise<SubmissionPageView | undefined>;
+  update(token: unknown, body: Record<string, unknown>): Promise<SubmissionOutcome>;
+  confirm(token: unknown): Promise<SubmissionOutcome>;
+  close(token: unknown): Promise<{ submissionId: string; jobId: string | null }>;
+}
+
+const SALARY_PERIODS = ['annual', 'monthly', 'weekly', 'daily', 'hourly'];
+
+/** A token from the query string, or ''. */
+function queryToken(request: FastifyRequest): string {
+  const token = (request.query as Record<string, unknown> | undefined)?.token;
+  return typeof token === 'string' && token.length <= 600 ? token : '';
+}
+
+/** The form's values to show again (strings only, as typed). */
+function formValues(body: Record<string, unknown>): Record<string, string> {
+  const names = ['title', 'company', 'company_domain', 'location', 'employment_type', 'remote', 'description', 'apply_url', 'salary_min', 'salary_max', 'salary_currency', 'salary_period', 'email'];
+  return Object.fromEntries(names.map((n) => [n, typeof body[n] === 'string' ? (body[n] as string).slice(0, 20_000) : '']));
+}
+
+function contentValues(content: SubmissionContent): Record<string, string> {
+  return {
+    title: content.title,
+    company: content.company_name,
+    location: content.location,
+    employment_type: content.employment_type,
+    remote: content.remote ?? '',
+    description: content.description,
+    apply_url: content.apply_url,
+    salary_min: content.salary_min === null ? '' : String(content.salary_min),
+    salary_max: content.salary_max === null ? '' : String(content.salary_max),
+    salary_currency: content.salary_currency ?? '',
+    salary_period: content.salary_period ?? '',
+  };
+}
+
+const choices = { employmentTypes: EMPLOYMENT_TYPES, remoteValues: REMOTE_VALUES, salaryPeriods: SALARY_PERIODS };
+
+function outcomeText(outcome: SubmissionOutcome, done: string): string {
+  if (outcome.served) return `${done} It is served at /public/jobs/${outcome.jobId} and on every listing, with the provider class "direct".`;
+  return `${done} It is not served at the moment: the quality checks withhold it (rule ${outcome.verdict.ruleId ?? outcome.verdict.verdict}). Write to us through the contact page if you think this is wrong.`;
+}
+
+export function submissionRoutes(ctx: SiteContext, desk: SubmissionService) {
+  return async (app: FastifyInstance) => {
+    const form = { bodyLimit: SUBMISSION_BODY_LIMIT, preHandler: app.csrfProtection };
+
+    const formPage = (request: FastifyRequest, reply: FastifyReply, values: Record<string, string> = {}, error?: ApiError) =>
+      renderPage(request, reply, 'submit', { title: 'Post a vacancy', values, error: error?.message, ...choices }, error?.status ?? 200);
+
+    const managePage = async (request: FastifyRequest, reply: FastifyReply, token: string, error?: ApiError, values?: Record<string, string>) => {
+      const view = await desk.view(token);
+      if (!view) throw new ApiError('link_invalid', 'This link is unknown or no longer valid: use the newest link we e-mailed you.');
+      return renderPage(
+        request,
+        reply,
+        'submit-manage',
+        {
+          title: 'Your vacancy',
+          token,
+          view,
+          open: view.status === 'open',
+          confirmed: view.confirmedAt?.toISOString().slice(0, 10) ?? '',
+          lapses: view.lapsesAt?.toISOString().slice(0, 10) ?? '',
+          values: values ?? contentValues(view.content),
+          error: error?.message,
+          ...choices,
+        },
+        error?.status ?? 200,
+      );
+    };
+
+    app.get('/submit', async (request, reply) => formPage(request, reply));
+
+    app.post('/public/submissions', form, async (request, reply) => {
+      const body = fields(request);
+      try {
+        await ctx.human.check(body.altcha);
+        const parsed = desk.parse(body);
+        await ctx.formLimits.take(request.ip, parsed.email);
+        await desk.submit(parsed);
+        if (fromBrowserForm(request)) {
+          return renderPage(request, reply, 'check-email', { title: 'Check your e-mail', email: parsed.email, purpose: 'the link that publishes your vacancy' }, 202);
+        }
+        return reply.code(202).send({ status: 'sent', message: `A verification link was sent to ${parsed.email}. The vacancy is published once it is used.` });
+      } catch (error) {
+        // A browser gets its form back with what it typed and the message, not a dead-end page.
+        if (fromBrowserForm(request) && error instanceof ApiError && error.status === 422) return formPage(request, reply, formValues(body), error);
+        throw error;
+      }
+    });
+
+    app.get('/submit/verify', async (request, reply) => renderPage(request, reply, 'confirm-link', {
+      title: 'Publish your vacancy',
+      heading: 'Publish your vacancy',
+      text: 'Press the button to publish the vacancy you submitted. The link works once.',
+      action: '/public/submissions/verify',
+      button: 'Publish the vacancy',
+      token: queryToken(request),
+    }));
+
+    app.post('/public/submissions/verify', form, async (request, reply) => {
+      const outcome = await desk.verify(fields(request).token);
+      ctx.log.info({ submission: outcome.submissionId, job: outcome.jobId, served: outcome.served, rule: outcome.verdict.ruleId }, 'direct submission verified');
+      if (fromBrowserForm(request)) {
+        return renderPage(request, reply, 'done', {
+          title: 'Vacancy published',
+          heading: outcome.served ? 'Your vacancy is published' : 'Your vacancy is verified',
+          text: outcomeText(outcome, 'Thank you: we e-mailed you a link to edit or close it, and we will ask you every 30 days whether it is still open.'),
+        });
+      }
+      return reply.send({ status: outcome.served ? 'published' : 'withheld', submission_id: outcome.submissionId, job_id: outcome.jobId, served: outcome.served, ...(outcome.served ? {} : { rule: outcome.verdict.ruleId ?? outcome.verdict.verdict }) });
+    });
+
+    app.get('/submit/manage', async (request, reply) => managePage(request, reply, queryToken(request)));
+
+    app.post('/public/submissions/manage', form, async (request, reply) => {
+      const body = fields(request);
+      const action = body.action;
+      const browser = fromBrowserForm(request);
+      if (action === 'close') {
+        const closed = await desk.close(body.token);
+        if (browser) return renderPage(request, reply, 'done', { title: 'Vacancy closed', heading: 'Vacancy closed', text: 'The vacancy is closed: it is no longer listed, and clients that keep a copy are told it closed.' });
+        return reply.send({ status: 'closed', submission_id: closed.submissionId, job_id: closed.jobId });
+      }
+      if (action === 'confirm') {
+        const outcome = await desk.confirm(body.token);
+        if (browser) return renderPage(request, reply, 'done', { title: 'Vacancy confirmed', heading: 'Thank you', text: outcomeText(outcome, 'The vacancy is confirmed as still open.') });
+        return reply.send({ status: 'confirmed', submission_id: outcome.submissionId, job_id: outcome.jobId, served: outcome.served });
+      }
+      if (action === 'update') {
+        try {
+          const outcome = await desk.update(body.token, body);
+          if (browser) return renderPage(request, reply, 'done', { title: 'Vacancy updated', heading: 'Vacancy updated', text: outcomeText(outcome, 'Your changes are saved.') });
+          return reply.send({ status: 'updated', submission_id: outcome.submissionId, job_id: outcome.jobId, served: outcome.served });
+        } catch (error) {
+          if (browser && error instanceof ApiError && error.status === 422 && typeof body.token === 'string') return managePage(request, reply, body.token, error, formValues(body));
+          throw error;
+        }
+      }
+      throw new ApiError('bad_input', '"action" must be update, confirm or close.');
+    });
+  };
+}

@@ -1,0 +1,422 @@
+/**
+ * Direct submissions over real HTTP (issue 17): the form and JSON route with ALTCHA and CSRF, the
+ * verification link through a real SMTP server on loopback, the ledger row served on /public/jobs as
+ * provider `submissions` (class `direct`, source_type `career_site`) with truthful field_sources, the
+ * edit (`updated`), close (`delisted`, expired_upstream), re-confirmation reminder and lapse (not_seen),
+ * the operator's rejection (`withdrawn`, also through `jobledger submissions`), the limits, and every
+ * refusal storing nothing.
+ * (The real-browser walk-through is test/browser/submissions.test.ts.)
+ */
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GRACE_DAYS, RECONFIRM_DAYS, SubmissionDesk } from '../src/ingest/submissions.ts';
+import { buildTestApp } from './helpers/app.ts';
+import { runCli } from './helpers/cli-process.ts';
+import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import { freePort } from './helpers/ports.ts';
+import { linkIn, SiteClient, startMailSink, testSiteOptions, type DeliveredMail, type MailSink } from './helpers/site.ts';
+
+let t: TestDatabase;
+let sink: MailSink;
+let app: FastifyInstance;
+let base: string;
+let desk: SubmissionDesk;
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  sink = await startMailSink();
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  const site = testSiteOptions(sink, { siteUrl: base });
+  desk = new SubmissionDesk({ db: t.db, log: pino({ level: 'silent' }), mailer: site.mailer, siteUrl: base, linkTtlSeconds: site.linkTtlSeconds });
+  app = await buildTestApp(t, { contract: false, site: { ...site, submissions: desk } });
+  await app.listen({ port, host: '127.0.0.1' });
+});
+
+afterAll(async () => {
+  await app?.close();
+  await sink?.close();
+  await t?.drop();
+});
+
+const DAY_MS = 24 * 3600 * 1000;
+
+/** A complete, valid submission for `domain`. */
+function vacancy(domain: string, overrides: Record<string, string> = {}): Record<string, string> {
+  return {
+    title: 'Senior Backend Engineer',
+    company: 'Acme Robotics',
+    company_domain: domain,
+    location: 'Berlin, Germany',
+    employment_type: 'Full-time',
+    remote: 'hybrid',
+    description: 'You build the services our robots talk to.\n\nWe offer a small team, real ownership and a fair salary.',
+    apply_url: `https://careers.${domain}/apply/backend`,
+    salary_min: '70000',
+    salary_max: '85000',
+    salary_currency: 'EUR',
+    salary_period: 'annual',
+    email: `hr@${domain}`,
+    ...overrides,
+  };
+}
+
+async function counts() {
+  const n = async (table: 'submissions' | 'email_tokens' | 'jobs') => Number((await t.db.selectFrom(table).select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
+  return { submissions: await n('submissions'), tokens: await n('email_tokens'), jobs: await n('jobs'), mails: sink.messages.length };
+}
+
+async function post(client: SiteClient, path: string, json: unknown): Promise<Response> {
+  return client.request('POST', path, { json, headers: { 'csrf-token': await client.csrf() } });
+}
+
+/** Submit as an API caller; returns the answer. */
+async function submit(client: SiteClient, body: Record<string, string>, altcha = true): Promise<Response> {
+  return post(client, '/public/submissions', { ...body, ...(altcha ? { altcha: await client.altcha() } : {}) });
+}
+
+/** Take (and remove) the newest mail to `to` matching `subject`. */
+async function takeMail(to: string, subject: RegExp): Promise<DeliveredMail> {
+  const mail = await sink.waitFor(to, subject);
+  sink.messages.splice(sink.messages.indexOf(mail), 1);
+  return mail;
+}
+
+function tokenOf(mail: DeliveredMail, path: string): string {
+  return new URL(linkIn(mail, path)).searchParams.get('token')!;
+}
+
+/** Submit and verify `body`; returns the job id and the edit-or-close token. */
+async function publish(body: Record<string, string>): Promise<{ jobId: string; submissionId: string; manage: string }> {
+  const client = new SiteClient(base);
+  expect((await submit(client, body)).status).toBe(202);
+  const token = tokenOf(await takeMail(body.email!, /Verify your vacancy/), '/submit/verify');
+  const res = await post(client, '/public/submissions/verify', { token });
+  expect(res.status).toBe(200);
+  const answer = (await res.json()) as { job_id: string; submission_id: string; status: string };
+  expect(answer.status).toBe('published');
+  const manage = tokenOf(await takeMail(body.email!, /is published/), '/submit/manage');
+  return { jobId: answer.job_id, submissionId: answer.submission_id, manage };
+}
+
+async function publicJob(id: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(`${base}/public/jobs/${id}`);
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+async function events(jobId: string): Promise<string[]> {
+  const rows = await t.db.selectFrom('change_events').select(['change']).where('job_id', '=', jobId).orderBy('seq').execute();
+  return rows.map((r) => r.change);
+}
+
+describe('submitting and verifying', () => {
+  it('never serves an unverified submission; the verified one is served as direct/career_site with truthful field_sources and a created event', async () => {
+    const body = vacancy('acme-robotics.test');
+    const client = new SiteClient(base);
+    const res = await submit(client, body);
+    expect(res.status).toBe(202);
+    expect(((await res.json()) as { status: string }).status).toBe('sent');
+    const mail = await takeMail('hr@acme-robotics.test', /Verify your vacancy/);
+    expect(mail.text).toContain('Senior Backend Engineer at Acme Robotics');
+
+    // Pending: stored, but nowhere in the ledger or the served listing.
+    const pending = await t.db.selectFrom('submissions').selectAll().where('email', '=', 'hr@acme-robotics.test').executeTakeFirstOrThrow();
+    expect(pending.status).toBe('pending');
+    expect(await t.db.selectFrom('jobs').select('id').where('provider_id', '=', 'submissions').execute()).toEqual([]);
+    const listed = (await (await fetch(`${base}/public/jobs?q=${encodeURIComponent('Senior Backend Engineer Acme')}`)).json()) as { data: unknown[] };
+    expect(listed.data).toEqual([]);
+
+    const verified = await post(client, '/public/submissions/verify', { token: tokenOf(mail, '/submit/verify') });
+    expect(verified.status).toBe(200);
+    const answer = (await verified.json()) as { status: string; job_id: string; served: boolean };
+    expect(answer).toMatchObject({ status: 'published', served: true });
+    await takeMail('hr@acme-robotics.test', /is published/);
+
+    const { status, body: job } = await publicJob(answer.job_id);
+    expect(status).toBe(200);
+    const data = job.data as Record<string, unknown>;
+    expect(data).toMatchObject({
+      title: 'Senior Backend Engineer',
+      company: 'Acme Robotics',
+      source: 'submissions',
+      source_type: 'career_site',
+      provider_type: 'direct',
+      status: 'live',
+      employment_type: 'Full-time',
+      remote: 'hybrid',
+      remote_inferred: false,
+      country: 'DE',
+      city: 'Berlin',
+      salary_min: 70000,
+      salary_max: 85000,
+      salary_currency: 'EUR',
+      salary_period: 'annual',
+      salary_source: 'structured',
+      apply_url: 'https://careers.acme-robotics.test/apply/backend',
+      has_description: true,
+    });
+    expect(data.field_sources).toEqual({
+      remote: 'published',
+      employment_type: 'published',
+      category: 'inferred',
+      seniority: 'inferred',
+      salary: 'published',
+      location: 'published',
+      posted_at: 'published',
+      description: 'published',
+      source_type: 'inferred',
+    });
+    expect(String(data.description)).toContain('<p>You build the services our robots talk to.</p>');
+    expect(await events(answer.job_id)).toEqual(['created']);
+
+    // In the served listings too, filtered by provider and source type.
+    const byProvider = (await (await fetch(`${base}/public/jobs?provider=submissions`)).json()) as { data: { id: string }[] };
+    expect(byProvider.data.map((j) => j.id)).toContain(answer.job_id);
+    const bySourceType = (await (await fetch(`${base}/public/jobs?source_type=career_site&q=Acme`)).json()) as { data: { id: string; provider_type: string }[] };
+    expect(bySourceType.data.find((j) => j.id === answer.job_id)?.provider_type).toBe('direct');
+
+    // The verification link works once.
+    const again = await post(new SiteClient(base), '/public/submissions/verify', { token: tokenOf(mail, '/submit/verify') });
+    expect(again.status).toBe(400);
+    expect(((await again.json()) as { error: string }).error).toBe('link_invalid');
+  });
+
+  it('marks fields the employer left out as absent, never guessed', async () => {
+    const { jobId } = await publish(vacancy('plain-bakery.test', { title: 'Baker', company: 'Plain Bakery', remote: '', salary_min: '', salary_max: '', salary_currency: '', salary_period: '', location: 'Lyon, France', description: 'Early mornings, good bread, a friendly team of six people.' }));
+    const data = (await publicJob(jobId)).body.data as Record<string, unknown>;
+    expect(data.salary_min).toBeUndefined();
+    expect(data.salary_min_annual_eur).toBeNull();
+    expect((data.field_sources as Record<string, string>).salary).toBe('absent');
+    expect(['absent', 'inferred']).toContain((data.field_sources as Record<string, string>).remote);
+  });
+
+  it('serves hostile text as text: markup in the description is escaped, controls and bidi overrides removed', async () => {
+    const { jobId } = await publish(vacancy('hostile.test', {
+      title: 'Cook\u202e\u0007 <b>now</b>',
+      description: '<img src=x onerror=alert(1)><script>alert(2)</script> We cook fresh food every day for our guests.',
+    }));
+    const data = (await publicJob(jobId)).body.data as { title: string; description: string };
+    expect(data.title).toBe('Cook <b>now</b>');
+    expect(data.description).not.toMatch(/<img|<script/);
+    expect(data.description).toContain('&lt;img src=x onerror=alert(1)&gt;');
+  });
+
+  it('accepts an apply URL on a known ATS host, and an address at a subdomain of the company', async () => {
+    const { jobId } = await publish(vacancy('ats-user.test', { apply_url: 'https://jobs.lever.co/ats-user/123', email: 'people@jobs.ats-user.test' }));
+    expect((await publicJob(jobId)).status).toBe(200);
+  });
+});
+
+describe('refusals store nothing', () => {
+  const cases: { name: string; body: (d: string) => Record<string, unknown>; status: number; error: string; altcha?: boolean }[] = [
+    { name: 'no human-verification token', body: (d) => vacancy(d), status: 403, error: 'verification_failed', altcha: false },
+    { name: 'a missing title', body: (d) => vacancy(d, { title: '' }), status: 422, error: 'bad_input' },
+    { name: 'a missing description', body: (d) => { const v: Record<string, unknown> = vacancy(d); delete v.description; return v; }, status: 422, error: 'bad_input' },
+    { name: 'an unknown employment type', body: (d) => vacancy(d, { employment_type: 'Forever' }), status: 422, error: 'bad_input' },
+    { name: 'an apply URL on another domain', body: (d) => vacancy(d, { apply_url: 'https://evil.example.net/apply' }), status: 422, error: 'bad_apply_url' },
+    { name: 'an apply URL on a job board', body: (d) => vacancy(d, { apply_url: 'https://www.linkedin.com/jobs/view/1' }), status: 422, error: 'bad_apply_url' },
+    { name: 'a javascript: apply URL', body: (d) => vacancy(d, { apply_url: 'javascript:alert(1)' }), status: 422, error: 'bad_apply_url' },
+    { name: 'an apply URL with credentials', body: (d) => vacancy(d, { apply_url: `https://user:pw@${d}/apply` }), status: 422, error: 'bad_apply_url' },
+    { name: 'an address outside the company domain', body: (d) => vacancy(d, { email: 'someone@other.test' }), status: 422, error: 'email_not_at_domain' },
+    { name: 'a public e-mail provider as company domain', body: () => vacancy('gmail.com'), status: 422, error: 'bad_domain' },
+    { name: 'an IP address as company domain', body: () => vacancy('127.0.0.1'), status: 422, error: 'bad_domain' },
+    { name: 'a salary without currency', body: (d) => vacancy(d, { salary_currency: '' }), status: 422, error: 'bad_input' },
+    { name: 'a salary range upside down', body: (d) => vacancy(d, { salary_min: '90000', salary_max: '10' }), status: 422, error: 'bad_input' },
+    { name: 'a non-numeric salary', body: (d) => vacancy(d, { salary_min: '1e9' }), status: 422, error: 'bad_input' },
+    { name: 'a field that is not text', body: (d) => ({ ...vacancy(d), title: { $ne: 1 } }), status: 422, error: 'bad_input' },
+    { name: 'a title that is too long', body: (d) => vacancy(d, { title: 'x'.repeat(201) }), status: 422, error: 'bad_input' },
+  ];
+  for (const c of cases) {
+    it(`refuses ${c.name} (${c.status} ${c.error})`, async () => {
+      const before = await counts();
+      const client = new SiteClient(base);
+      const res = await post(client, '/public/submissions', { ...c.body('refused.test'), ...(c.altcha === false ? {} : { altcha: await client.altcha() }) });
+      expect(res.status).toBe(c.status);
+      const body = (await res.json()) as { error: string; message: string };
+      expect(body.error).toBe(c.error);
+      expect(body.message.length).toBeGreaterThan(10);
+      expect(await counts()).toEqual(before);
+    });
+  }
+
+  it('refuses a form without the CSRF token, and an oversized body, with the catalogue shape', async () => {
+    const before = await counts();
+    const client = new SiteClient(base);
+    const noCsrf = await client.request('POST', '/public/submissions', { json: { ...vacancy('refused.test'), altcha: await client.altcha() } });
+    expect(noCsrf.status).toBe(403);
+    expect(((await noCsrf.json()) as { error: string }).error).toBe('csrf_failed');
+    const huge = await post(client, '/public/submissions', { ...vacancy('refused.test', { description: 'x'.repeat(200_000) }), altcha: await client.altcha() });
+    expect(huge.status).toBe(413);
+    expect(await counts()).toEqual(before);
+  });
+
+  it('gives a browser its form back with what it typed and the message, storing nothing', async () => {
+    const before = await counts();
+    const client = new SiteClient(base);
+    await client.request('GET', '/submit');
+    const res = await client.request('POST', '/public/submissions', {
+      form: { ...vacancy('refused.test', { apply_url: 'https://elsewhere.test/apply', title: '<script>alert(1)</script>' }), _csrf: await client.csrf(), altcha: await client.altcha() },
+    });
+    expect(res.status).toBe(422);
+    const html = await res.text();
+    expect(html).toContain('must be on refused.test or a known applicant-tracking system');
+    expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(html).not.toContain('<script>alert(1)');
+    expect(await counts()).toEqual(before);
+  });
+});
+
+describe('limits and enumeration', () => {
+  it('answers the same for a fresh address and one that submitted before, and limits submissions per e-mail address', async () => {
+    const client = new SiteClient(base);
+    const first = await submit(client, vacancy('limited.test'));
+    const second = await submit(client, vacancy('limited.test'));
+    expect([first.status, second.status]).toEqual([202, 202]);
+    expect(await first.text()).toBe(await second.text());
+    for (let i = 0; i < 3; i++) expect((await submit(client, vacancy('limited.test'))).status).toBe(202);
+    const before = await counts();
+    const over = await submit(client, vacancy('limited.test'));
+    expect(over.status).toBe(429);
+    expect(over.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(((await over.json()) as { error: string }).error).toBe('rate_limited');
+    expect(await counts()).toEqual(before);
+  });
+});
+
+describe('the submitter\'s edit-or-close link', () => {
+  it('edits the vacancy (updated on the feed), and refuses a bad edit without changing anything', async () => {
+    const { jobId, manage } = await publish(vacancy('editing.test'));
+    const client = new SiteClient(base);
+    const page = await client.request('GET', `/submit/manage?token=${manage}`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('Senior Backend Engineer');
+
+    const bad = await post(client, '/public/submissions/manage', { token: manage, action: 'update', ...vacancy('editing.test', { apply_url: 'https://indeed.com/x' }) });
+    expect(bad.status).toBe(422);
+    expect(((await bad.json()) as { error: string }).error).toBe('bad_apply_url');
+    expect(((await publicJob(jobId)).body.data as { apply_url: string }).apply_url).toBe('https://careers.editing.test/apply/backend');
+
+    const res = await post(client, '/public/submissions/manage', { token: manage, action: 'update', ...vacancy('editing.test', { title: 'Staff Backend Engineer' }) });
+    expect(res.status).toBe(200);
+    expect(((await publicJob(jobId)).body.data as { title: string }).title).toBe('Staff Backend Engineer');
+    expect(await events(jobId)).toEqual(['created', 'updated']);
+
+    // Confirming changes no served content: no event, last_verified_at moves.
+    const verifiedBefore = (await t.db.selectFrom('jobs').select('last_verified_at').where('id', '=', jobId).executeTakeFirstOrThrow()).last_verified_at;
+    expect((await post(client, '/public/submissions/manage', { token: manage, action: 'confirm' })).status).toBe(200);
+    const verifiedAfter = (await t.db.selectFrom('jobs').select('last_verified_at').where('id', '=', jobId).executeTakeFirstOrThrow()).last_verified_at;
+    expect(verifiedAfter.getTime()).toBeGreaterThanOrEqual(verifiedBefore.getTime());
+    expect(await events(jobId)).toEqual(['created', 'updated']);
+  });
+
+  it('closes the vacancy as expired_upstream with a delisted event; the link then refuses edits', async () => {
+    const { jobId, manage } = await publish(vacancy('closing.test'));
+    const client = new SiteClient(base);
+    const res = await post(client, '/public/submissions/manage', { token: manage, action: 'close' });
+    expect(res.status).toBe(200);
+    const row = await t.db.selectFrom('jobs').select(['status', 'closed_reason', 'upstream_expired_at']).where('id', '=', jobId).executeTakeFirstOrThrow();
+    expect(row.status).toBe('closed');
+    expect(row.closed_reason).toBe('expired_upstream');
+    expect(row.upstream_expired_at).not.toBeNull();
+    expect(await events(jobId)).toEqual(['created', 'delisted']);
+    expect((await publicJob(jobId)).status).toBe(404);
+
+    const again = await post(client, '/public/submissions/manage', { token: manage, action: 'update', ...vacancy('closing.test') });
+    expect(again.status).toBe(409);
+    expect(((await again.json()) as { error: string }).error).toBe('submission_closed');
+  });
+
+  it('refuses unknown, malformed and hostile tokens alike', async () => {
+    const client = new SiteClient(base);
+    for (const token of ['', 'x'.repeat(43), { $gt: '' }, 'a'.repeat(5000)]) {
+      const res = await post(client, '/public/submissions/manage', { token, action: 'close' });
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { error: string }).error).toBe('link_invalid');
+    }
+    const page = await client.request('GET', '/submit/manage?token=nope');
+    expect(page.status).toBe(400);
+  });
+});
+
+describe('lifecycle', () => {
+  it(`reminds after ${RECONFIRM_DAYS} days with a new link, and closes not_seen ${GRACE_DAYS} days later without a confirmation`, async () => {
+    const { jobId, manage, submissionId } = await publish(vacancy('lapsing.test'));
+    const now = Date.now();
+    // Nothing is due yet.
+    expect((await desk.sweep(new Date(now + DAY_MS))).reminded).toBe(0);
+
+    const swept = await desk.sweep(new Date(now + (RECONFIRM_DAYS + 1) * DAY_MS));
+    expect(swept.reminded).toBeGreaterThanOrEqual(1);
+    const reminder = await takeMail('hr@lapsing.test', /still open/);
+    const fresh = tokenOf(reminder, '/submit/manage');
+    expect(fresh).not.toBe(manage);
+    // The old link is replaced; the new one opens the page. A second sweep sends no second reminder.
+    expect((await new SiteClient(base).request('GET', `/submit/manage?token=${manage}`)).status).toBe(400);
+    expect((await new SiteClient(base).request('GET', `/submit/manage?token=${fresh}`)).status).toBe(200);
+    await desk.sweep(new Date(now + (RECONFIRM_DAYS + 2) * DAY_MS));
+    expect(sink.messages.filter((m) => m.to.includes('hr@lapsing.test'))).toEqual([]);
+
+    const lapsed = await desk.sweep(new Date(now + (RECONFIRM_DAYS + GRACE_DAYS + 1) * DAY_MS));
+    expect(lapsed.lapsed).toBeGreaterThanOrEqual(1);
+    const row = await t.db.selectFrom('jobs').select(['status', 'closed_reason']).where('id', '=', jobId).executeTakeFirstOrThrow();
+    expect(row).toEqual({ status: 'closed', closed_reason: 'not_seen' });
+    expect(await events(jobId)).toEqual(['created', 'delisted']);
+    expect((await t.db.selectFrom('submissions').select('status').where('id', '=', submissionId).executeTakeFirstOrThrow()).status).toBe('lapsed');
+  });
+
+  it('keeps a confirmed vacancy open past the first reminder', async () => {
+    const { jobId, manage } = await publish(vacancy('confirming.test'));
+    // Confirmed "today" (the real clock): a sweep 10 days on closes nothing.
+    expect((await post(new SiteClient(base), '/public/submissions/manage', { token: manage, action: 'confirm' })).status).toBe(200);
+    await desk.sweep(new Date(Date.now() + 10 * DAY_MS));
+    expect((await t.db.selectFrom('jobs').select('status').where('id', '=', jobId).executeTakeFirstOrThrow()).status).toBe('live');
+  });
+
+  it('lets the operator reject: a published vacancy is withheld (withdrawn), a pending one is never published', async () => {
+    const { jobId, submissionId } = await publish(vacancy('rejected.test'));
+    expect(await desk.reject(submissionId, 'not a real vacancy')).toBe(true);
+    const row = await t.db.selectFrom('jobs').select(['status', 'withheld_kind', 'quality_rule_id']).where('id', '=', jobId).executeTakeFirstOrThrow();
+    expect(row).toEqual({ status: 'live', withheld_kind: 'quality_removed', quality_rule_id: 'submission.rejected' });
+    expect(await events(jobId)).toEqual(['created', 'withdrawn']);
+    expect((await publicJob(jobId)).status).toBe(404);
+    expect(await desk.reject(submissionId, 'again')).toBe(false);
+    expect(await desk.reject('not-a-uuid', 'x')).toBe(false);
+
+    const client = new SiteClient(base);
+    expect((await submit(client, vacancy('pending-rejected.test'))).status).toBe(202);
+    const mail = await takeMail('hr@pending-rejected.test', /Verify your vacancy/);
+    const pending = await t.db.selectFrom('submissions').select('id').where('email', '=', 'hr@pending-rejected.test').executeTakeFirstOrThrow();
+    expect(await desk.reject(pending.id, 'spam')).toBe(true);
+    const res = await post(client, '/public/submissions/verify', { token: tokenOf(mail, '/submit/verify') });
+    expect(res.status).toBe(400);
+    expect(await t.db.selectFrom('jobs').select('id').where('source_posting_id', '=', pending.id).execute()).toEqual([]);
+  });
+
+  it('withholds the vacancy of an employer that opted out, and says so', async () => {
+    await t.db.insertInto('employer_optouts').values({ domain: 'optedout.test', verified_by: 'test', verified_at: new Date() }).execute();
+    const client = new SiteClient(base);
+    expect((await submit(client, vacancy('optedout.test'))).status).toBe(202);
+    const token = tokenOf(await takeMail('hr@optedout.test', /Verify your vacancy/), '/submit/verify');
+    const res = await post(client, '/public/submissions/verify', { token });
+    expect(res.status).toBe(200);
+    const answer = (await res.json()) as { status: string; served: boolean; job_id: string; rule: string };
+    expect(answer).toMatchObject({ status: 'withheld', served: false, rule: 'employer.opted_out' });
+    expect((await publicJob(answer.job_id)).status).toBe(404);
+  });
+  it('lists and rejects submissions from the CLI (jobledger submissions list / reject)', async () => {
+    const { jobId, submissionId } = await publish(vacancy('cli-rejected.test'));
+    const env = { DATABASE_URL: t.url, JOBLEDGER_DATA_DIR: '/tmp/jobledger-submissions-cli-test' };
+    const listed = await runCli(['submissions', 'list', '--status', 'open'], env);
+    expect(listed.code).toBe(0);
+    expect(listed.output).toContain(`${submissionId}  open`);
+    expect(listed.output).toContain('"Senior Backend Engineer" at "Acme Robotics" (cli-rejected.test) from hr@cli-rejected.test');
+    const rejected = await runCli(['submissions', 'reject', submissionId, '--reason', 'duplicate'], env);
+    expect(rejected.code).toBe(0);
+    expect(rejected.output).toContain(`submission ${submissionId} rejected`);
+    expect(await events(jobId)).toEqual(['created', 'withdrawn']);
+    const again = await runCli(['submissions', 'reject', submissionId], env);
+    expect(again.code).toBe(1);
+    expect(again.output).toContain('no submission');
+  }, 120_000);
+});

@@ -113,7 +113,7 @@ program
       if (targets.length === 0) {
         rt.log.warn('no crawl targets: add one with `jobledger targets add`, or run `jobledger ingest --demo`');
       } else {
-        const summary = await runImport(rt.database.db, rt.log, targets, { fetch, baseUrls, pageUrl }, { absence: rt.config.absence, probeLimit: rt.config.worker.probeLimit, careerSite: rt.config.careerSite });
+        const summary = await runImport(rt.database.db, rt.log, targets, { fetch, baseUrls, pageUrl }, { absence: rt.config.absence, probeLimit: rt.config.worker.probeLimit, careerSite: rt.config.careerSite, agencyKeys: rt.config.agencyKeys });
         // A failed board, or one skipped because another process holds its lease, is not imported: exit 1.
         if (summary.unfinished) {
           process.stderr.write(`jobledger ingest: ${summary.unfinished}\n`);

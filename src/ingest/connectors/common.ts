@@ -21,9 +21,10 @@ export type BoardFetch =
  * @throws CrawlError of the matching kind when the fetch fails: FetchError kinds map one to one, except
  *   `bad_url` → `blocked` (the guard refused to fetch it) and `redirect` → `http_status` (the source
  *   never gave a usable answer; `status` is the last 3xx).
+ * @param extraHeaders request headers a source requires (an agency's `Authorization`, a client id).
  */
-export async function fetchBoard(fetcher: Fetcher, url: string, target: CrawlTarget): Promise<BoardFetch> {
-  const headers: Record<string, string> = { accept: 'application/json' };
+export async function fetchBoard(fetcher: Fetcher, url: string, target: CrawlTarget, extraHeaders: Record<string, string> = {}): Promise<BoardFetch> {
+  const headers: Record<string, string> = { accept: 'application/json', ...extraHeaders };
   if (target.etag) headers['if-none-match'] = target.etag;
   if (target.lastModified) headers['if-modified-since'] = target.lastModified;
   let response;

@@ -22,11 +22,13 @@ import { descriptor as lever } from './lever.ts';
 import { descriptor as remotive } from './remotive.ts';
 import { descriptor as usajobs } from './usajobs.ts';
 import { descriptor as nav } from './nav.ts';
+import { descriptor as jobtech } from './jobtech.ts';
 
 /** Every built-in connector, in the order of the README, the settings and the replay routes. */
 export const CONNECTORS = [
   ashby, greenhouse, lever, usajobs, remotive, himalayas, arbeitnow, careerSite,
   nav,
+  jobtech,
 ] as const;
 
 /** Provider ids of the built-in connectors; also the `source` value of the rows they produce. */

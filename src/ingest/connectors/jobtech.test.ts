@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES } from '../../../test/helpers/fixtures.ts';
-import { mapJobtechAd, zonedInstant } from './jobtech.ts';
+import { zonedInstant } from './common.ts';
+import { mapJobtechAd } from './jobtech.ts';
 
 const recorded = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'jobtech', 'jobsearch-es-result-2-ads-anonymised.json'), 'utf8')) as { hits: { hits: { _source: unknown }[] } };
 const target = { id: 'jobtech:sweden', providerId: 'jobtech', board: 'sweden' };

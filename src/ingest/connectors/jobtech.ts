@@ -35,7 +35,7 @@
 import type { SourceLocation, SourcePosting } from '../../domain/posting.ts';
 import { CrawlError, defineConnector, type Connector, type CrawlOutcome, type CrawlTarget } from '../connector.ts';
 import type { Fetcher } from '../fetcher.ts';
-import { companyOf, compact, fetchBoard, idString, isoInstant, isRecord, parseJson, text, trimBase } from './common.ts';
+import { companyOf, compact, fetchBoard, idString, isRecord, parseJson, text, trimBase, zonedInstant } from './common.ts';
 
 interface JobtechState {
   /** When the last good read started (ISO instant). */
@@ -49,27 +49,6 @@ const OVERLAP_MS = 5 * 60_000;
 function loadState(value: unknown): JobtechState | undefined {
   if (!isRecord(value) || typeof value['readAt'] !== 'string' || !isRecord(value['ads'])) return undefined;
   return value as unknown as JobtechState;
-}
-
-/**
- * A local date-time without an offset (`2019-05-12T23:59:59`) read in `zone`, as a UTC instant; a value
- * with an offset is read as is. Undefined for anything else.
- */
-export function zonedInstant(value: unknown, zone: string): string | undefined {
-  const withOffset = isoInstant(value);
-  if (withOffset) return withOffset;
-  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?(?:\.\d+)?$/.exec(text(value)?.trim() ?? '');
-  if (!m) return undefined;
-  const asUtc = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6] ?? 0));
-  if (Number.isNaN(asUtc)) return undefined;
-  // The zone's offset at that moment (one correction step is exact outside the DST switch hour).
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' })
-      .formatToParts(new Date(asUtc))
-      .map((p) => [p.type, p.value]),
-  );
-  const shown = Date.UTC(Number(parts['year']), Number(parts['month']) - 1, Number(parts['day']), Number(parts['hour']), Number(parts['minute']), Number(parts['second']));
-  return new Date(asUtc - (shown - asUtc)).toISOString();
 }
 
 const label = (concept: unknown): string | undefined => (isRecord(concept) ? text(concept['label']) : undefined);

@@ -23,12 +23,14 @@ import { descriptor as remotive } from './remotive.ts';
 import { descriptor as usajobs } from './usajobs.ts';
 import { descriptor as nav } from './nav.ts';
 import { descriptor as jobtech } from './jobtech.ts';
+import { descriptor as bundesagentur } from './bundesagentur.ts';
 
 /** Every built-in connector, in the order of the README, the settings and the replay routes. */
 export const CONNECTORS = [
   ashby, greenhouse, lever, usajobs, remotive, himalayas, arbeitnow, careerSite,
   nav,
   jobtech,
+  bundesagentur,
 ] as const;
 
 /** Provider ids of the built-in connectors; also the `source` value of the rows they produce. */

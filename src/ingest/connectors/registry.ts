@@ -24,6 +24,7 @@ import { descriptor as usajobs } from './usajobs.ts';
 import { descriptor as nav } from './nav.ts';
 import { descriptor as jobtech } from './jobtech.ts';
 import { descriptor as bundesagentur } from './bundesagentur.ts';
+import { descriptor as usajobsApi } from './usajobs-api.ts';
 
 /** Every built-in connector, in the order of the README, the settings and the replay routes. */
 export const CONNECTORS = [
@@ -31,6 +32,7 @@ export const CONNECTORS = [
   nav,
   jobtech,
   bundesagentur,
+  usajobsApi,
 ] as const;
 
 /** Provider ids of the built-in connectors; also the `source` value of the rows they produce. */

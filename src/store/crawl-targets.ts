@@ -16,7 +16,7 @@ export interface TargetInput {
 }
 
 /** Target id: `<provider>:<board>`. */
-function targetId(providerId: string, board: string): string {
+export function targetId(providerId: string, board: string): string {
   return `${providerId}:${board}`;
 }
 

@@ -13,7 +13,7 @@
 import { parse } from 'csv-parse/sync';
 import type { Kysely } from 'kysely';
 import { bareDomain } from '../domain/domain-name.ts';
-import { targetId, upsertTarget, type TargetInput } from '../store/crawl-targets.ts';
+import { existingTargetIds, targetId, upsertTarget, type TargetInput } from '../store/crawl-targets.ts';
 import type { DB } from '../store/schema.ts';
 import { isConnectorId } from './connectors/registry.ts';
 
@@ -64,7 +64,7 @@ export async function importTargets(db: Kysely<DB>, csv: string | Buffer): Promi
   try {
     records = parse(csv, { bom: true, columns: (header: string[]) => header.map((h) => h.trim().toLowerCase()), skip_empty_lines: true, relax_column_count: true, info: true, trim: true });
   } catch (err) {
-    throw new Error(`not a CSV file: ${(err as Error).message}`);
+    throw new Error(`not a CSV file: ${(err as Error).message}`, { cause: err });
   }
   const report: TargetImportReport = { added: [], present: [], refused: [] };
   if (records.length > 0 && (!('provider' in records[0]!.record) || !('board' in records[0]!.record))) {
@@ -72,7 +72,7 @@ export async function importTargets(db: Kysely<DB>, csv: string | Buffer): Promi
   }
   const checked = records.map(({ record, info }) => ({ line: info.lines, ...checkTargetRow(record) }));
   const ids = checked.flatMap((c) => ('target' in c ? [targetId(c.target.providerId, c.target.board)] : []));
-  const existing = new Set(ids.length > 0 ? (await db.selectFrom('crawl_targets').select('id').where('id', 'in', ids).execute()).map((r) => r.id) : []);
+  const existing = new Set(await existingTargetIds(db, ids));
   for (const row of checked) {
     if ('reason' in row) {
       report.refused.push({ line: row.line, reason: row.reason });

@@ -45,6 +45,12 @@ export async function upsertTarget(db: Kysely<DB>, input: TargetInput): Promise<
   return id;
 }
 
+/** Which of `ids` name a stored target. */
+export async function existingTargetIds(db: Kysely<DB>, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  return (await db.selectFrom('crawl_targets').select('id').where('id', 'in', [...ids]).execute()).map((r) => r.id);
+}
+
 export async function listTargets(db: Kysely<DB>, options: { enabledOnly?: boolean; ids?: string[] } = {}): Promise<CrawlTargetRow[]> {
   let query = db.selectFrom('crawl_targets').selectAll().orderBy('id');
   if (options.enabledOnly) query = query.where('enabled', '=', true);

@@ -197,6 +197,8 @@ export function createNavConnector(baseUrl: string, token?: string): Connector {
         if (next === undefined) break;
         page = next;
         validators = {};
+        // Stopped at the bound: the next crawl starts at the first page not read, unconditionally.
+        if (read === MAX_PAGES - 1) state = { page: next, ads: {} };
       }
       if (!state) return { kind: 'not_modified' };
       state.ads = Object.fromEntries(ads);

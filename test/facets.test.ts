@@ -109,7 +109,9 @@ describe('facets and providers', () => {
     const res = await ctx.app.inject({ method: 'GET', url: '/v1/meta/providers', headers: bearer(ctx.key) });
     expect(res.statusCode).toBe(200);
     const body = res.json() as { data: ProviderEntry[]; measured_at: string; age_seconds: number };
-    expect(body.data.map((p) => p.provider).sort()).toEqual(['ashby', 'career_site', 'greenhouse', 'lever', 'submissions', 'usajobs']);
+    expect(body.data.map((p) => p.provider).sort()).toEqual(['ashby', 'bundesagentur', 'career_site', 'greenhouse', 'jobtech', 'lever', 'nav', 'submissions', 'usajobs', 'usajobs_api']);
+    // The public agencies (issue 18) are listed before they have rows: none in this corpus.
+    for (const id of ['nav', 'jobtech', 'bundesagentur', 'usajobs_api']) expect(body.data.find((p) => p.provider === id), id).toMatchObject({ live: 0, provider_type: 'government', source_type: 'public_agency' });
     for (const p of body.data) {
       expect(p.live).toBe(await countRows(`provider=${p.provider}`));
       expect(p.with_description).toBe(await countRows(`provider=${p.provider}&has_description=true`));

@@ -81,6 +81,26 @@ export const ConfigSchema = Type.Object({
   }),
   /** Base URL of each connector's upstream API, from each connector's descriptor. */
   sources: sourceSettings(),
+  /** Credentials of the public agencies' APIs (ingest/connectors/nav.ts, usajobs-api.ts); unset: the keyless path. */
+  agencyKeys: Type.Object({
+    navToken: Setting.optionalText('JOBLEDGER_NAV_TOKEN', {
+      pattern: '^[A-Za-z0-9_.-]+$',
+      mustBe: 'be a JWT (letters, digits, dots, hyphens, underscores)',
+      secret: true,
+      description: "The operator's own token for the NAV job vacancy feed. Unset: the public token NAV publishes at /api/publicToken (meant for experiments).",
+    }),
+    usajobsApiKey: Setting.optionalText('JOBLEDGER_USAJOBS_API_KEY', {
+      pattern: '^\\S+$',
+      mustBe: 'be the key USAJOBS issued (no spaces)',
+      secret: true,
+      description: 'USAJOBS Search API key (`Authorization-Key` header). Unset: `usajobs_api` targets fail as `blocked` and change nothing.',
+    }),
+    usajobsEmail: Setting.optionalText('JOBLEDGER_USAJOBS_API_EMAIL', {
+      pattern: '^[^@\\s]+@[^@\\s]+$',
+      mustBe: 'be the e-mail address the USAJOBS key was issued to',
+      description: 'E-mail address the USAJOBS key was issued to, sent as the Search API requires (its `User-Agent`).',
+    }),
+  }),
   /** Stripe Checkout (src/billing, docs/website.md "Billing"); all unset (the default) sells no plans. Read through {@link stripeSettings}. */
   stripe: Type.Object({
     secretKey: Setting.optionalText('JOBLEDGER_STRIPE_SECRET_KEY', { pattern: '^(sk|rk)_', mustBe: 'start with sk_ or rk_ (a Stripe secret or restricted key)', secret: true }, 'Stripe secret API key (`sk_live_...` or `sk_test_...`). Unset: no plans are sold; checkout answers 501 `payments_not_configured` and the site offers no upgrade. Set it together with the webhook secret and the prices.'),
@@ -151,6 +171,8 @@ export type FxConfig = Config['fx'];
 export type SourceBaseUrls = Config['sources'];
 /** Bounds of one crawl of a company's career site: posting pages per crawl, least pause between requests (ms). */
 export type CareerSiteConfig = Config['careerSite'];
+/** The public agencies' API credentials (config `agencyKeys`). */
+export type AgencyKeys = Config['agencyKeys'];
 
 /** An environment variable the service reads: its name, default as spelled in the environment, meaning. */
 export interface EnvSetting {

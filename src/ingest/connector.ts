@@ -117,6 +117,8 @@ export interface ConnectorDescriptor<Id extends string = string> {
 /** Settings a connector may take besides its base URL (the config's groups of the same names). */
 export interface ConnectorSettings {
   careerSite: CareerSiteOptions;
+  /** The public agencies' credentials (config `agencyKeys`); each unset one means the keyless path. */
+  agencyKeys: { navToken?: string; usajobsApiKey?: string; usajobsEmail?: string };
 }
 
 /** Declare a connector's descriptor, keeping its id's literal type. */

@@ -57,7 +57,7 @@ describe('fixtures', () => {
   });
 
   it('has a connector for every provider of the manifest, building URL-encoded board URLs', () => {
-    const connectors = createConnectors({ ashby: 'https://api.ashbyhq.com/', greenhouse: 'https://boards-api.greenhouse.io', lever: 'https://api.lever.co', usajobs: 'https://raw.example/raw_jobs', remotive: 'https://remotive.example', himalayas: 'https://himalayas.example', arbeitnow: 'https://arbeitnow.example' });
+    const connectors = createConnectors({ ashby: 'https://api.ashbyhq.com/', greenhouse: 'https://boards-api.greenhouse.io', lever: 'https://api.lever.co', usajobs: 'https://raw.example/raw_jobs', remotive: 'https://remotive.example', himalayas: 'https://himalayas.example', arbeitnow: 'https://arbeitnow.example', nav: 'https://nav.example', jobtech: 'https://jobtech.example', bundesagentur: 'https://ba.example', usajobs_api: 'https://data.usajobs.example' });
     for (const [id, connector] of Object.entries(connectors)) expect(connector.id).toBe(id);
     const synergy = manifest.find((e) => e.board === 'Synergy Pet Group')!;
     expect(connectors.ashby.boardUrl(targetOf(synergy))).toBe('https://api.ashbyhq.com/posting-api/job-board/Synergy%20Pet%20Group?includeCompensation=true');

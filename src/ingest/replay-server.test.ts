@@ -40,6 +40,11 @@ describe('replay server', () => {
       remotive: replay.url,
       himalayas: replay.url,
       arbeitnow: replay.url,
+      // The agencies have no bundled feed; their base URL is the server's, which answers 404.
+      nav: replay.url,
+      jobtech: replay.url,
+      bundesagentur: replay.url,
+      usajobs_api: replay.url,
     });
   });
 

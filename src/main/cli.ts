@@ -3,6 +3,7 @@
  * (`jobledger config` lists them with their defaults).
  */
 import path from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { SingleBar, Presets } from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { configText, ConfigError } from '../config/config.ts';
@@ -15,6 +16,8 @@ import { seedDemoTargets } from '../ingest/bundled-feeds.ts';
 import { countCorpusRows, seedBenchLedger } from '../bench/seed.ts';
 import { createFetcher } from '../ingest/fetcher.ts';
 import { verifyWebsites } from '../ingest/website-verifier.ts';
+import { discoverBoards } from '../ingest/board-discovery.ts';
+import { importTargets } from '../ingest/target-import.ts';
 import { startDemoSources } from './demo.ts';
 import { runImport } from './import.ts';
 import { runMcp } from './mcp.ts';
@@ -116,7 +119,7 @@ program
       if (targets.length === 0) {
         rt.log.warn('no crawl targets: add one with `jobledger targets add`, or run `jobledger ingest --demo`');
       } else {
-        const summary = await runImport(rt.database.db, rt.log, targets, { fetch, baseUrls, pageUrl }, { absence: rt.config.absence, probeLimit: rt.config.worker.probeLimit, careerSite: rt.config.careerSite });
+        const summary = await runImport(rt.database.db, rt.log, targets, { fetch, baseUrls, pageUrl }, { absence: rt.config.absence, probeLimit: rt.config.worker.probeLimit, careerSite: rt.config.careerSite, agencyKeys: rt.config.agencyKeys });
         // A failed board, or one skipped because another process holds its lease, is not imported: exit 1.
         if (summary.unfinished) {
           process.stderr.write(`jobledger ingest: ${summary.unfinished}\n`);
@@ -341,6 +344,78 @@ targets
         process.stdout.write(`${t.id.padEnd(40)} ${t.enabled ? 'enabled ' : 'disabled'} last success ${last}${t.last_error ? `  last error: ${t.last_error}` : ''}\n`);
       }
     });
+  });
+
+targets
+  .command('discover')
+  .description('Fetch a careers page (or https://DOMAIN/) and name the ATS board(s) behind it, or its JobPosting career site; --yes adds them.')
+  .argument('<careers-url-or-domain>', 'the careers page URL, or the company domain')
+  .option('--yes', 'add the boards found as crawl targets (default: print what would be added)')
+  .option('--company <name>', "the employer's display name for the targets added")
+  .addHelpText('after', '\nExamples:\n  jobledger targets discover https://www.example.com/careers\n  jobledger targets discover example.com --yes --company "Example Inc."\n')
+  .action(async (input: string, options: { yes?: boolean; company?: string }) => {
+    const rt = await openRuntime({ applicationName: 'jobledger-targets' });
+    const fetcher = createFetcher(rt.config.fetch, rt.log);
+    try {
+      let found;
+      try {
+        found = await discoverBoards(fetcher, input);
+      } catch (err) {
+        process.stderr.write(`error: could not read ${input}: ${(err as Error).message}\n`);
+        process.exitCode = 1;
+        return;
+      }
+      if (found.boards.length === 0) {
+        process.stderr.write(`no ATS board and no JobPosting found on ${found.pageUrl}\n`);
+        process.exitCode = 1;
+        return;
+      }
+      const domain = bareDomain(new URL(found.pageUrl).hostname);
+      for (const b of found.boards) {
+        const supported = isConnectorId(b.provider);
+        if (options.yes && supported) {
+          const id = await upsertTarget(rt.database.db, { providerId: b.provider, board: b.board, companyName: options.company, companyDomain: domain });
+          process.stdout.write(`added ${id}  (from ${b.evidence})\n`);
+        } else {
+          process.stdout.write(`${supported ? 'would add' : 'found (no connector for this provider yet)'} ${b.provider}:${b.board}  (from ${b.evidence})\n`);
+        }
+      }
+    } finally {
+      await fetcher.close();
+      await rt.database.close();
+    }
+  });
+targets
+  .command('import')
+  .description('Add many crawl targets from a CSV file with the columns provider, board, company, domain; refused rows are reported, existing targets kept.')
+  .argument('<file>', 'CSV file with a header row')
+  .addHelpText('after', '\nExample file:\n  provider,board,company,domain\n  greenhouse,acme,Acme Inc.,acme.com\n  career_site,https://example.com/careers,Example Inc.,example.com\n')
+  .action(async (file: string) => {
+    let text: Buffer;
+    try {
+      text = await readFile(file);
+    } catch (err) {
+      process.stderr.write(`error: cannot read ${file}: ${(err as Error).message}\n`);
+      process.exitCode = 1;
+      return;
+    }
+    const rt = await openRuntime({ applicationName: 'jobledger-targets' });
+    try {
+      let report;
+      try {
+        report = await importTargets(rt.database.db, text);
+      } catch (err) {
+        process.stderr.write(`error: ${file}: ${(err as Error).message}\n`);
+        process.exitCode = 1;
+        return;
+      }
+      for (const id of report.added) process.stdout.write(`added ${id}\n`);
+      for (const r of report.refused) process.stdout.write(`refused line ${r.line}: ${r.reason}\n`);
+      process.stdout.write(`${report.added.length} added, ${report.present.length} already present, ${report.refused.length} refused\n`);
+      if (report.refused.length > 0) process.exitCode = 2;
+    } finally {
+      await rt.database.close();
+    }
   });
 
 const optout = program

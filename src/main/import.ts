@@ -5,7 +5,7 @@
 import { SingleBar, Presets } from 'cli-progress';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { CareerSiteConfig, FetchConfig, SourceBaseUrls } from '../config/config.ts';
+import type { CareerSiteConfig, FetchConfig, SourceBaseUrls, AgencyKeys } from '../config/config.ts';
 import { createConnectors } from '../ingest/connectors/registry.ts';
 import { createFetcher } from '../ingest/fetcher.ts';
 import { currentFxRates } from '../ingest/fx-refresh.ts';
@@ -87,13 +87,13 @@ export async function runImport(
   log: Logger,
   targets: CrawlTargetRow[],
   sources: { fetch: FetchConfig; baseUrls: SourceBaseUrls; pageUrl?: (postingUrl: string) => string },
-  lifecycle: { absence: AbsencePolicy; probeLimit: number; careerSite?: CareerSiteConfig },
+  lifecycle: { absence: AbsencePolicy; probeLimit: number; careerSite?: CareerSiteConfig; agencyKeys?: AgencyKeys },
 ): Promise<ImportSummary> {
   const started = Date.now();
   const fetcher = createFetcher(sources.fetch, log.child({ component: 'fetcher' }));
   const deps = {
     db,
-    connectors: createConnectors(sources.baseUrls, lifecycle.careerSite),
+    connectors: createConnectors(sources.baseUrls, lifecycle.careerSite, lifecycle.agencyKeys),
     fetcher,
     // The rates the worker's scheduled ECB fetch stored (fx_rates), the bundled history where none are.
     fx: await currentFxRates(db),

@@ -53,7 +53,7 @@ export async function startWorker(config: Config, log: Logger, database: Databas
   const fetcher = createFetcher(sources.fetch, log.child({ component: 'fetcher' }));
   const deps: PipelineDeps = {
     db: ingest.db,
-    connectors: createConnectors(sources.baseUrls, config.careerSite),
+    connectors: createConnectors(sources.baseUrls, config.careerSite, config.agencyKeys),
     fetcher,
     fx: loadFxRates(),
     log: log.child({ component: 'ingest' }),

@@ -16,7 +16,7 @@ export interface TargetInput {
 }
 
 /** Target id: `<provider>:<board>`. */
-function targetId(providerId: string, board: string): string {
+export function targetId(providerId: string, board: string): string {
   return `${providerId}:${board}`;
 }
 
@@ -43,6 +43,12 @@ export async function upsertTarget(db: Kysely<DB>, input: TargetInput): Promise<
     )
     .execute();
   return id;
+}
+
+/** Which of `ids` name a stored target. */
+export async function existingTargetIds(db: Kysely<DB>, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  return (await db.selectFrom('crawl_targets').select('id').where('id', 'in', [...ids]).execute()).map((r) => r.id);
 }
 
 export async function listTargets(db: Kysely<DB>, options: { enabledOnly?: boolean; ids?: string[] } = {}): Promise<CrawlTargetRow[]> {

@@ -23,9 +23,10 @@ export type BoardFetch =
  * @throws CrawlError of the matching kind when the fetch fails: FetchError kinds map one to one, except
  *   `bad_url` → `blocked` (the guard refused to fetch it) and `redirect` → `http_status` (the source
  *   never gave a usable answer; `status` is the last 3xx).
+ * @param extraHeaders request headers a source requires (an agency's `Authorization`, a client id).
  */
-export async function fetchBoard(fetcher: Fetcher, url: string, target: CrawlTarget): Promise<BoardFetch> {
-  const headers: Record<string, string> = { accept: 'application/json' };
+export async function fetchBoard(fetcher: Fetcher, url: string, target: CrawlTarget, extraHeaders: Record<string, string> = {}): Promise<BoardFetch> {
+  const headers: Record<string, string> = { accept: 'application/json', ...extraHeaders };
   if (target.etag) headers['if-none-match'] = target.etag;
   if (target.lastModified) headers['if-modified-since'] = target.lastModified;
   let response;
@@ -114,6 +115,27 @@ export function isoInstant(value: unknown): string | undefined {
   if (s === undefined || !/^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2}:?\d{2})$/.test(s)) return undefined;
   const ms = Date.parse(s);
   return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+}
+
+/**
+ * A local date-time without an offset (`2019-05-12T23:59:59`) read in `zone`, as a UTC instant; a value
+ * with an offset is read as is. Undefined for anything else.
+ */
+export function zonedInstant(value: unknown, zone: string): string | undefined {
+  const withOffset = isoInstant(value);
+  if (withOffset) return withOffset;
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?(?:\.\d+)?$/.exec(text(value)?.trim() ?? '');
+  if (!m) return undefined;
+  const asUtc = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6] ?? 0));
+  if (Number.isNaN(asUtc)) return undefined;
+  // The zone's offset at that moment (one correction step is exact outside the DST switch hour).
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' })
+      .formatToParts(new Date(asUtc))
+      .map((p) => [p.type, p.value]),
+  );
+  const shown = Date.UTC(Number(parts['year']), Number(parts['month']) - 1, Number(parts['day']), Number(parts['hour']), Number(parts['minute']), Number(parts['second']));
+  return new Date(asUtc - (shown - asUtc)).toISOString();
 }
 
 /** Epoch milliseconds as a UTC instant, or undefined when not a plausible number. */

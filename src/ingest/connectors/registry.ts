@@ -12,7 +12,7 @@ import { Type, type TObject } from 'typebox';
 import { Setting, type SettingMeta } from '../../config/setting.ts';
 import { upsertProviders, type ProviderInput } from '../../store/providers.ts';
 import type { DB } from '../../store/schema.ts';
-import type { Connector, ConnectorDescriptor } from '../connector.ts';
+import type { Connector, ConnectorDescriptor, ConnectorSettings } from '../connector.ts';
 import { descriptor as arbeitnow } from './arbeitnow.ts';
 import { descriptor as ashby } from './ashby.ts';
 import { descriptor as careerSite, type CareerSiteOptions } from './career-site.ts';
@@ -21,9 +21,19 @@ import { descriptor as himalayas } from './himalayas.ts';
 import { descriptor as lever } from './lever.ts';
 import { descriptor as remotive } from './remotive.ts';
 import { descriptor as usajobs } from './usajobs.ts';
+import { descriptor as nav } from './nav.ts';
+import { descriptor as jobtech } from './jobtech.ts';
+import { descriptor as bundesagentur } from './bundesagentur.ts';
+import { descriptor as usajobsApi } from './usajobs-api.ts';
 
 /** Every built-in connector, in the order of the README, the settings and the replay routes. */
-export const CONNECTORS = [ashby, greenhouse, lever, usajobs, remotive, himalayas, arbeitnow, careerSite] as const;
+export const CONNECTORS = [
+  ashby, greenhouse, lever, usajobs, remotive, himalayas, arbeitnow, careerSite,
+  nav,
+  jobtech,
+  bundesagentur,
+  usajobsApi,
+] as const;
 
 /** Provider ids of the built-in connectors; also the `source` value of the rows they produce. */
 export type ConnectorId = (typeof CONNECTORS)[number]['id'];
@@ -58,10 +68,15 @@ const CAREER_SITE_DEFAULTS: CareerSiteOptions = { maxPages: 100, delayMs: 1000 }
 /**
  * Every connector keyed by its id, each fetching from its base URL in `sources`.
  * @param careerSite the career-site connector's bounds (config `careerSite`); defaults to the settings' defaults.
+ * @param agencyKeys the public agencies' credentials (config `agencyKeys`); none by default.
  */
-export function createConnectors(sources: SourceUrls, careerSite: CareerSiteOptions = CAREER_SITE_DEFAULTS): Record<ConnectorId, Connector> {
+export function createConnectors(
+  sources: SourceUrls,
+  careerSite: CareerSiteOptions = CAREER_SITE_DEFAULTS,
+  agencyKeys: ConnectorSettings['agencyKeys'] = {},
+): Record<ConnectorId, Connector> {
   const urls: Partial<Record<ConnectorId, string>> = sources;
-  return Object.fromEntries(CONNECTORS.map((c: ConnectorDescriptor) => [c.id, c.create(urls[c.id as ConnectorId], { careerSite })])) as Record<ConnectorId, Connector>;
+  return Object.fromEntries(CONNECTORS.map((c: ConnectorDescriptor) => [c.id, c.create(urls[c.id as ConnectorId], { careerSite, agencyKeys })])) as Record<ConnectorId, Connector>;
 }
 
 /** The configuration schema's `sources` group: one URL setting per connector with a base URL (config/config.ts). */

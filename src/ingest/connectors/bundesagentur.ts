@@ -1,0 +1,202 @@
+/**
+ * Bundesagentur für Arbeit Jobsuche (Germany): the search API,
+ * `GET {base}/pc/v4/jobs?{board}&page=N&size=100` with the documented public client id header
+ * `X-API-Key: jobboerse-jobsuche` (bund.dev "Jobsuche API", jobsuche.api.bund.dev; community OpenAPI
+ * github.com/bundesAPI/jobsuche-api). The board is the search's query string (`was=Pflegefachkraft&wo=Leipzig&umkreis=25`);
+ * `angebotsart=1` (employment) is added unless the board names another.
+ *
+ * Answers: v4 `{stellenangebote[], maxErgebnisse, page, size, facetten}` and the newer
+ * `{ergebnisliste[], maxErgebnisse, page, size, facetten}` (shared data `bundesagentur/SOURCE.md`: client
+ * code of 2026 reads both); both are read.
+ *
+ * Staffing: the API marks temporary-work (`zeitarbeit`) and private-placement-agency (`pav`) offers only
+ * through its own filters of those names (the facets count them; the items carry no flag). The connector
+ * therefore reads the search twice, as given (both included, the API's default) and with
+ * `zeitarbeit=false&pav=false`; an offer found only in the first is the staffing firm's and is marked
+ * `poster: 'staffing'`, which the quality gate withholds as the spec's staffing poster type.
+ *
+ * Conditional requests: every page is asked with the `If-None-Match` of its last answer (kept on the
+ * target with that page's items); a crawl whose pages all answer 304 is `not_modified`.
+ *
+ * | v4 / newer | SourcePosting |
+ * |---|---|
+ * | `refnr` / `referenznummer` | `sourcePostingId` |
+ * | `titel` / `stellenangebotsTitel`, else `beruf` / `hauptberuf` | `title` |
+ * | `arbeitgeber` / `firma` | `company.name` |
+ * | `arbeitsort` / `stellenlokationen[].adresse` {strasse, hausnummer, plz, ort, region, land} | `locations[]` (region `NORDRHEIN_WESTFALEN` read as "Nordrhein Westfalen") |
+ * | `aktuelleVeroeffentlichungsdatum` / `datumErsteVeroeffentlichung` (a date) | `postedAt`, 00:00 Europe/Berlin |
+ * | `arbeitszeitVollzeit` true / only `arbeitszeitTeilzeit*` true | `employmentType` Vollzeit / Teilzeit; `vertragsdauer` BEFRISTET → befristet |
+ * | `homeofficemoeglich` | not mapped: home office "possible" is not a remote job |
+ * | `gehaltsspanneVon`/`gehaltsspanneBis` with `verguetungsangabe` JAHRESGEHALT / MONATSGEHALT / STUNDENLOHN | `salary` in EUR (the German agency's amounts are euros) per year / month / hour |
+ * | `externeUrl` / `externeURL`, else the Jobsuche detail page | `applyUrl` |
+ * | `https://www.arbeitsagentur.de/jobsuche/jobdetail/{refnr}` | `postingUrl` |
+ * | `beruf` / `hauptberuf`, `alleBerufe[]` | `hints.occupationSeries` |
+ */
+import type { SalaryPeriod } from '../../domain/vocabulary.ts';
+import type { SourceLocation, SourcePosting, SourceSalary } from '../../domain/posting.ts';
+import { CrawlError, defineConnector, type Connector, type CrawlOutcome, type CrawlTarget } from '../connector.ts';
+import type { Fetcher } from '../fetcher.ts';
+import { companyOf, compact, fetchBoard, finite, idString, isRecord, parseJson, text, trimBase, zonedInstant } from './common.ts';
+
+/** The public client id the Jobsuche web app sends, documented for the API. */
+export const BA_CLIENT_ID = 'jobboerse-jobsuche';
+const PAGE_SIZE = 100;
+/** Pages per search read in one crawl, at most (the API stops serving past 10,000 offers a search). */
+const MAX_PAGES = 100;
+
+/** `verguetungsangabe` → salary period. */
+const PERIODS: Readonly<Record<string, SalaryPeriod>> = { JAHRESGEHALT: 'annual', MONATSGEHALT: 'monthly', STUNDENLOHN: 'hourly' };
+
+interface PageMemo {
+  etag: string;
+  items: unknown[];
+  max?: number;
+}
+interface BaState {
+  pages: Record<string, PageMemo>;
+}
+
+function loadState(value: unknown): BaState {
+  return isRecord(value) && isRecord(value['pages']) ? (value as unknown as BaState) : { pages: {} };
+}
+
+function place(address: unknown): SourceLocation | undefined {
+  if (!isRecord(address)) return undefined;
+  const street = [text(address['strasse']), text(address['hausnummer'])].filter(Boolean).join(' ');
+  const city = text(address['ort']);
+  const line = [street || undefined, [text(address['plz']), city].filter(Boolean).join(' ') || undefined].filter(Boolean).join(', ');
+  const region = text(address['region'])?.replaceAll('_', ' ').toLowerCase().replace(/(^|[\s-])\p{L}/gu, (m) => m.toUpperCase());
+  const land = text(address['land']);
+  const loc = compact<SourceLocation>({ text: line || undefined, city, region, country: land ? land.charAt(0) + land.slice(1).toLowerCase() : undefined });
+  return Object.keys(loc).length > 0 ? loc : undefined;
+}
+
+function salaryOf(item: Record<string, unknown>): SourceSalary | undefined {
+  const min = finite(item['gehaltsspanneVon']);
+  const max = finite(item['gehaltsspanneBis']);
+  if (min === undefined && max === undefined) return undefined;
+  const kind = text(item['verguetungsangabe']);
+  return compact<SourceSalary>({ min, max, currency: 'EUR', period: (kind ? PERIODS[kind] : undefined) ?? null });
+}
+
+function employment(item: Record<string, unknown>): string | undefined {
+  const partTime = Object.entries(item).some(([k, v]) => k.startsWith('arbeitszeitTeilzeit') && v === true);
+  const hours = item['arbeitszeitVollzeit'] === true ? 'Vollzeit' : partTime ? 'Teilzeit' : undefined;
+  return hours ?? (item['vertragsdauer'] === 'BEFRISTET' ? 'befristet' : undefined);
+}
+
+/** Map one offer (v4 or newer shape); null when it has no reference number or title. */
+export function mapBaOffer(item: unknown, target: CrawlTarget): SourcePosting | null {
+  if (!isRecord(item)) return null;
+  const id = idString(item['refnr']) ?? idString(item['referenznummer']);
+  const occupation = text(item['beruf']) ?? text(item['hauptberuf']);
+  const title = text(item['titel']) ?? text(item['stellenangebotsTitel']) ?? occupation;
+  if (id === undefined || title === undefined) return null;
+  const addresses = Array.isArray(item['stellenlokationen']) ? item['stellenlokationen'].map((l) => (isRecord(l) ? l['adresse'] : undefined)) : [item['arbeitsort']];
+  const locations = addresses.map(place).filter((l): l is SourceLocation => l !== undefined);
+  const all = Array.isArray(item['alleBerufe']) ? item['alleBerufe'].map(text).filter((s): s is string => s !== undefined) : [];
+  const series = [...new Set([occupation, ...all].filter((s): s is string => s !== undefined))];
+  const detail = `https://www.arbeitsagentur.de/jobsuche/jobdetail/${encodeURIComponent(id)}`;
+  const published = text(item['aktuelleVeroeffentlichungsdatum']) ?? text(item['datumErsteVeroeffentlichung']);
+  return compact<SourcePosting>({
+    sourcePostingId: id,
+    title,
+    company: companyOf(target, text(item['arbeitgeber']) ?? text(item['firma'])),
+    location: locations[0]?.text ?? locations[0]?.city,
+    locations,
+    employmentType: employment(item),
+    postedAt: published && /^\d{4}-\d{2}-\d{2}$/.test(published) ? zonedInstant(`${published}T00:00:00`, 'Europe/Berlin') : undefined,
+    salary: salaryOf(item),
+    applyUrl: text(item['externeUrl']) ?? text(item['externeURL']) ?? detail,
+    postingUrl: detail,
+    hints: series.length > 0 ? { occupationSeries: series } : undefined,
+  });
+}
+
+/**
+ * Create the Jobsuche connector.
+ * @param baseUrl service root, e.g. `https://rest.arbeitsagentur.de/jobboerse/jobsuche-service` (config `JOBLEDGER_BUNDESAGENTUR_BASE_URL`).
+ */
+export function createBundesagenturConnector(baseUrl: string): Connector {
+  const base = trimBase(baseUrl);
+  const search = (target: CrawlTarget, extra: string): string => {
+    const params = new URLSearchParams(target.board);
+    if (!params.has('angebotsart')) params.set('angebotsart', '1');
+    for (const [k, v] of new URLSearchParams(extra)) params.set(k, v);
+    return `${base}/pc/v4/jobs?${params.toString()}`;
+  };
+  const headers = { 'x-api-key': BA_CLIENT_ID };
+
+  /** Every page of one search: items, and whether any page changed. */
+  async function readSearch(target: CrawlTarget, fetcher: Fetcher, extra: string, state: BaState, next: BaState): Promise<{ items: unknown[]; changed: boolean }> {
+    const items: unknown[] = [];
+    let changed = false;
+    for (let page = 1; page <= MAX_PAGES; page++) {
+      const url = search(target, `${extra}&page=${page}&size=${PAGE_SIZE}`);
+      const memo = state.pages[url];
+      const answer = await fetchBoard(fetcher, url, { ...target, etag: memo?.etag, lastModified: undefined }, headers);
+      let pageItems: unknown[];
+      let max: number | undefined;
+      if (answer.kind === 'not_modified' && memo) {
+        pageItems = memo.items;
+        max = memo.max;
+        next.pages[url] = memo;
+      } else {
+        if (answer.kind === 'not_modified') throw new CrawlError('malformed', `${target.id}: 304 to an unconditional request`);
+        const body = parseJson(answer.body, target);
+        const list = isRecord(body) ? (body['stellenangebote'] ?? body['ergebnisliste'] ?? (typeof body['maxErgebnisse'] === 'number' ? [] : undefined)) : undefined;
+        if (!Array.isArray(list)) throw new CrawlError('malformed', `${target.id}: expected a search answer with "stellenangebote" or "ergebnisliste"`);
+        pageItems = list;
+        max = isRecord(body) ? finite(body['maxErgebnisse']) : undefined;
+        changed = true;
+        if (answer.etag) next.pages[url] = compact({ etag: answer.etag, items: list, max });
+      }
+      items.push(...pageItems);
+      if (pageItems.length < PAGE_SIZE || (max !== undefined && page * PAGE_SIZE >= max)) break;
+    }
+    return { items, changed };
+  }
+
+  return {
+    id: 'bundesagentur',
+    boardUrl: (target) => search(target, `page=1&size=${PAGE_SIZE}`),
+    /** @throws CrawlError: fetch failures by kind; `malformed` for an answer without an offer list. */
+    async crawl(target: CrawlTarget, fetcher: Fetcher): Promise<CrawlOutcome> {
+      const state = loadState(target.siteState);
+      const next: BaState = { pages: {} };
+      const all = await readSearch(target, fetcher, '', state, next);
+      const direct = await readSearch(target, fetcher, 'zeitarbeit=false&pav=false', state, next);
+      if (!all.changed && !direct.changed) return { kind: 'not_modified' };
+      const directIds = new Set(direct.items.map((i) => (isRecord(i) ? (idString(i['refnr']) ?? idString(i['referenznummer'])) : undefined)));
+      const postings: SourcePosting[] = [];
+      const seen = new Set<string>();
+      let skipped = 0;
+      for (const item of all.items) {
+        const posting = mapBaOffer(item, target);
+        if (posting === null) {
+          skipped++;
+          continue;
+        }
+        if (seen.has(posting.sourcePostingId)) continue;
+        seen.add(posting.sourcePostingId);
+        // Listed only when temporary work and placement agencies are included: a staffing firm's offer.
+        if (!directIds.has(posting.sourcePostingId)) posting.poster = 'staffing';
+        postings.push(posting);
+      }
+      return { kind: 'fetched', postings, skipped, siteState: next };
+    },
+  };
+}
+
+/** The Jobsuche connector's descriptor (connectors/registry.ts). */
+export const descriptor = defineConnector({
+  id: 'bundesagentur',
+  provider: { label: 'Bundesagentur für Arbeit Jobsuche (Germany)', providerClass: 'government', sourceType: 'public_agency', redistributable: true, discoveryOnly: false },
+  baseUrl: {
+    env: 'JOBLEDGER_BUNDESAGENTUR_BASE_URL',
+    default: 'https://rest.arbeitsagentur.de/jobboerse/jobsuche-service',
+    description: 'Bundesagentur für Arbeit Jobsuche API root (search under /pc/v4/jobs).',
+  },
+  applyHosts: { agency: ['arbeitsagentur.de'] },
+  create: (baseUrl) => createBundesagenturConnector(baseUrl!),
+});

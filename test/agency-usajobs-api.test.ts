@@ -1,0 +1,137 @@
+/**
+ * The official USAJOBS Search API end to end: a loopback server answers on the API's real path
+ * (`/api/search`), read by the production fetcher, the `usajobs_api` connector, enrichment, the quality
+ * gate and the ledger.
+ *
+ * No licensed recording of a Search API answer exists (the shared `usajobs/` data is the announcement
+ * files the `usajobs` mirror reads), so the answers are written here in the shape developer.usajobs.gov
+ * documents ("API Reference › Search": `SearchResult.SearchResultItems[].MatchedObjectDescriptor`).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAILURES } from './helpers/agency-server.ts';
+import { agencyPipeline, type AgencyPipeline } from './helpers/agency-pipeline.ts';
+
+const KEY = 'test-usajobs-key-0123456789';
+const BOARD = 'Keyword=information technology&LocationName=Denver';
+const PAGE1 = '/api/search?Keyword=information+technology&LocationName=Denver&ResultsPerPage=500&Page=1';
+
+const item = (id: string, title: string, extra: Record<string, unknown> = {}, details: Record<string, unknown> = {}) => ({
+  MatchedObjectId: id,
+  MatchedObjectDescriptor: {
+    PositionID: `VA-26-${id}`,
+    PositionTitle: title,
+    PositionURI: `https://www.usajobs.gov:443/job/${id}`,
+    ApplyURI: [`https://www.usajobs.gov:443/job/${id}/apply`],
+    PositionLocationDisplay: 'Denver, Colorado',
+    PositionLocation: [{ LocationName: 'Denver, Colorado', CountryCode: 'United States', CountrySubDivisionCode: 'Colorado', CityName: 'Denver, Colorado', Longitude: -104.99, Latitude: 39.74 }],
+    OrganizationName: 'Veterans Health Administration',
+    DepartmentName: 'Department of Veterans Affairs',
+    JobCategory: [{ Name: 'Information Technology Management', Code: '2210' }],
+    JobGrade: [{ Code: 'GS' }],
+    PositionSchedule: [{ Name: 'Full-time', Code: '1' }],
+    PositionOfferingType: [{ Name: 'Permanent', Code: '15317' }],
+    QualificationSummary: 'Specialized experience in IT project management.',
+    PositionRemuneration: [{ MinimumRange: '89835.0', MaximumRange: '116788.0', RateIntervalCode: 'PA', Description: 'Per Year' }],
+    PositionStartDate: '2026-11-20T00:00:00.0000',
+    PositionEndDate: '2099-12-04T23:59:59.9970',
+    PublicationStartDate: '2026-11-20T00:00:00.0000',
+    ApplicationCloseDate: '2099-12-04T23:59:59.9970',
+    UserArea: { Details: { JobSummary: 'Serve veterans as an IT specialist.', MajorDuties: ['Plans IT projects.', 'Manages systems.'], RemoteIndicator: false, TeleworkEligible: true, ...details } },
+    ...extra,
+  },
+  RelevanceRank: 0,
+});
+
+const A = item('800000001', 'IT Specialist (PLCYPLN)');
+const B = item('800000002', 'Supervisory IT Specialist', {}, { RemoteIndicator: true });
+const C = item('800000003', 'Medical Support Assistant', { JobCategory: [{ Name: 'Medical Support Assistance', Code: '0679' }], PositionRemuneration: [{ MinimumRange: '21.5', MaximumRange: '27.9', RateIntervalCode: 'PH' }] });
+const result = (items: unknown[]) => ({ json: { LanguageCode: 'EN', SearchParameters: {}, SearchResult: { SearchResultCount: items.length, SearchResultCountAll: items.length, SearchResultItems: items, UserArea: { NumberOfPages: '1' } } } });
+
+describe('USAJOBS Search API over a loopback server on the real path', () => {
+  let p: AgencyPipeline;
+  beforeAll(async () => {
+    p = await agencyPipeline('usajobs_api', BOARD, { JOBLEDGER_USAJOBS_API_KEY: KEY, JOBLEDGER_USAJOBS_API_EMAIL: 'ops@example.org' });
+    p.server.set(PAGE1, result([A, B, C]));
+  });
+  afterAll(async () => {
+    await p?.close();
+  });
+
+  it('sends the configured key and address, and maps the structured salary, schedule, location and remote flag', async () => {
+    expect(await p.crawl()).toMatchObject({ outcome: 'fetched', counts: { created: 3 } });
+    const [hit] = p.server.since(0);
+    expect(hit!.url).toBe(PAGE1);
+    expect(hit!.headers['authorization-key']).toBe(KEY);
+    expect(hit!.headers['from']).toBe('ops@example.org');
+    const rows = await p.rows();
+    const a = rows.get('800000001')!;
+    expect(a).toMatchObject({
+      status: 'live',
+      served: true,
+      company_name: 'Veterans Health Administration',
+      country: 'US',
+      state: 'CO',
+      city: 'Denver',
+      employment_type: 'Full-time',
+      salary_min: 89835,
+      salary_max: 116788,
+      salary_currency: 'USD',
+      salary_period: 'annual',
+      salary_source: 'structured',
+      apply_url: 'https://www.usajobs.gov/job/800000001/apply',
+      source_type: 'public_agency',
+      provider_type: 'government',
+    });
+    expect(a.posted_at.toISOString()).toBe('2026-11-20T05:00:00.000Z');
+    expect(a.field_sources).toMatchObject({ salary: 'published', location: 'published', employment_type: 'published', posted_at: 'published', description: 'published' });
+    expect(rows.get('800000002')).toMatchObject({ remote: 'remote', remote_inferred: false });
+    expect(rows.get('800000003')).toMatchObject({ salary_period: 'hourly', salary_min: 21.5 });
+  });
+
+  it('recrawls an unchanged search with If-None-Match: 304, no row touched', async () => {
+    const before = await p.snapshot();
+    const from = p.server.hits.length;
+    expect((await p.crawl()).outcome).toBe('not_modified');
+    expect(p.server.since(from).map((h) => h.status)).toEqual([304]);
+    const after = (await p.snapshot()) as { jobs: { id: string; content_hash: string }[]; events: number };
+    expect(after.events).toBe((before as typeof after).events);
+    expect(after.jobs.map((j) => [j.id, j.content_hash])).toEqual((before as typeof after).jobs.map((j) => [j.id, j.content_hash]));
+  });
+
+  for (const [form, failure] of Object.entries(FAILURES)) {
+    it(`changes nothing when the search answers: ${form}`, async () => {
+      const before = await p.snapshot();
+      p.server.set(PAGE1, failure);
+      expect((await p.crawl()).outcome).toBe('failed');
+      expect(await p.snapshot()).toEqual(before);
+      p.server.set(PAGE1, result([A, B, C]));
+    });
+  }
+
+  it('closes an announcement whose ApplicationCloseDate has passed as expired_upstream', async () => {
+    const closed = item('800000003', 'Medical Support Assistant', { ApplicationCloseDate: '2026-01-15T23:59:59.9970' });
+    p.server.set(PAGE1, result([A, B, closed]));
+    expect((await p.crawl()).outcome).toBe('fetched');
+    expect((await p.rows()).get('800000003')).toMatchObject({ status: 'closed', closed_reason: 'expired_upstream', served: false });
+  });
+
+  it('closes an announcement that left the search as not_seen after the usual count of good crawls', async () => {
+    p.server.set(PAGE1, result([A]));
+    expect((await p.crawl()).outcome).toBe('fetched');
+    expect((await p.rows()).get('800000002')).toMatchObject({ status: 'live', missed_crawls: 1 });
+    expect((await p.crawl()).outcome).toBe('not_modified');
+    expect((await p.rows()).get('800000002')).toMatchObject({ status: 'closed', closed_reason: 'not_seen' });
+  });
+
+  it('fails blocked and changes nothing without a configured key', async () => {
+    const keyless = await agencyPipeline('usajobs_api', BOARD);
+    try {
+      keyless.server.set(PAGE1, result([A]));
+      expect(await keyless.crawl()).toMatchObject({ outcome: 'failed', errorKind: 'blocked' });
+      expect(keyless.server.hits).toEqual([]);
+      expect(await keyless.rowList()).toEqual([]);
+    } finally {
+      await keyless.close();
+    }
+  });
+});

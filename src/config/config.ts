@@ -83,23 +83,9 @@ export const ConfigSchema = Type.Object({
   sources: sourceSettings(),
   /** Credentials of the public agencies' APIs (ingest/connectors/nav.ts, usajobs-api.ts); unset: the keyless path. */
   agencyKeys: Type.Object({
-    navToken: Setting.optionalText('JOBLEDGER_NAV_TOKEN', {
-      pattern: '^[A-Za-z0-9_.-]+$',
-      mustBe: 'be a JWT (letters, digits, dots, hyphens, underscores)',
-      secret: true,
-      description: "The operator's own token for the NAV job vacancy feed. Unset: the public token NAV publishes at /api/publicToken (meant for experiments).",
-    }),
-    usajobsApiKey: Setting.optionalText('JOBLEDGER_USAJOBS_API_KEY', {
-      pattern: '^\\S+$',
-      mustBe: 'be the key USAJOBS issued (no spaces)',
-      secret: true,
-      description: 'USAJOBS Search API key (`Authorization-Key` header). Unset: `usajobs_api` targets fail as `blocked` and change nothing.',
-    }),
-    usajobsEmail: Setting.optionalText('JOBLEDGER_USAJOBS_API_EMAIL', {
-      pattern: '^[^@\\s]+@[^@\\s]+$',
-      mustBe: 'be the e-mail address the USAJOBS key was issued to',
-      description: 'E-mail address the USAJOBS key was issued to, sent as the Search API requires (its `User-Agent`).',
-    }),
+    navToken: Setting.optionalText('JOBLEDGER_NAV_TOKEN', { pattern: '^[A-Za-z0-9_.-]+$', mustBe: 'be a JWT (letters, digits, dots, hyphens, underscores)', secret: true }, "The operator's own token for the NAV job vacancy feed. Unset: the public token NAV publishes at /api/publicToken (meant for experiments)."),
+    usajobsApiKey: Setting.optionalText('JOBLEDGER_USAJOBS_API_KEY', { pattern: '^\\S+$', mustBe: 'be the key USAJOBS issued (no spaces)', secret: true }, 'USAJOBS Search API key (`Authorization-Key` header). Unset: `usajobs_api` targets fail as `blocked` and change nothing.'),
+    usajobsEmail: Setting.optionalText('JOBLEDGER_USAJOBS_API_EMAIL', { pattern: '^[^@\\s]+@[^@\\s]+$', mustBe: 'be the e-mail address the USAJOBS key was issued to' }, 'E-mail address the USAJOBS key was issued to, sent as the Search API requires (its `User-Agent`).'),
   }),
   /** Stripe Checkout (src/billing, docs/website.md "Billing"); all unset (the default) sells no plans. Read through {@link stripeSettings}. */
   stripe: Type.Object({

@@ -120,11 +120,28 @@ interface Payload {
   etag: string;
   lastModified: string;
   mtimeMs: number;
+  contentType: string;
 }
 
-/** A board name that cannot leave its provider folder. */
+/** A board name (or a `/`-separated path of them) that cannot leave its provider folder. */
 function safeName(name: string): boolean {
-  return name !== '' && !name.startsWith('.') && !/[/\\\0]/.test(name);
+  return name.split('/').every((part) => part !== '' && !part.startsWith('.') && !/[\\\0]/.test(part));
+}
+
+/** The request body as JSON (undefined when absent or not JSON), at most 64 KiB read. */
+async function readJsonBody(req: http.IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > 65_536) return undefined;
+    chunks.push(chunk);
+  }
+  try {
+    return chunks.length === 0 ? undefined : (JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown);
+  } catch {
+    return undefined;
+  }
 }
 
 function decode(segment: string): string | null {
@@ -157,7 +174,8 @@ export async function startReplayServer(options: ReplayServerOptions): Promise<R
   const cache = new Map<string, Payload>();
 
   async function loadPayload(provider: string, name: string): Promise<Payload | null> {
-    for (const file of [path.join(fixturesDir, provider, `${name}.json.gz`), path.join(fixturesDir, provider, `${name}.json`)]) {
+    const stem = path.join(fixturesDir, provider, name);
+    for (const file of [`${stem}.json.gz`, `${stem}.json`, `${stem}.xml`]) {
       let stat;
       try {
         stat = await fs.stat(file);
@@ -176,6 +194,7 @@ export async function startReplayServer(options: ReplayServerOptions): Promise<R
         etag: `"${crypto.createHash('sha256').update(await read()).digest('base64url')}"`,
         lastModified: new Date(stat.mtimeMs).toUTCString(),
         mtimeMs: stat.mtimeMs,
+        contentType: file.endsWith('.xml') ? 'application/xml; charset=utf-8' : 'application/json; charset=utf-8',
       };
       cache.set(file, payload);
       return payload;
@@ -243,7 +262,8 @@ export async function startReplayServer(options: ReplayServerOptions): Promise<R
       answerOverride(req, res, override.response);
       return;
     }
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
+    const routed = ROUTES.some((r) => r.methods?.includes(req.method as 'POST') && r.pattern.test(pathname));
+    if (req.method !== 'GET' && req.method !== 'HEAD' && !routed) {
       res.setHeader('allow', 'GET, HEAD');
       sendJson(req, res, 405, { error: 'method not allowed' });
       return;
@@ -255,7 +275,10 @@ export async function startReplayServer(options: ReplayServerOptions): Promise<R
     for (const route of ROUTES) {
       const match = route.pattern.exec(pathname);
       if (!match) continue;
-      const name = route.file ?? decode(match[1] ?? '');
+      const name =
+        typeof route.file === 'function'
+          ? route.file(match, { query: new URLSearchParams(rawPath.split('?')[1] ?? ''), body: req.method === 'POST' ? await readJsonBody(req) : undefined })
+          : (route.file ?? decode(match[1] ?? ''));
       const payload = name !== null && safeName(name) ? await loadPayload(route.provider, name) : null;
       if (!payload) {
         sendJson(req, res, 404, route.notFound);
@@ -274,7 +297,7 @@ export async function startReplayServer(options: ReplayServerOptions): Promise<R
         res.end();
         return;
       }
-      send(req, res, 200, { 'content-type': 'application/json; charset=utf-8', ...validators }, await payload.bytes());
+      send(req, res, 200, { 'content-type': payload.contentType, ...validators }, await payload.bytes());
       return;
     }
     sendJson(req, res, 404, { error: 'not found' });

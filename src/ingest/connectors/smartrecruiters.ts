@@ -23,8 +23,8 @@
  * No structured salary is read. Closure signals of the source: a listed posting whose details answer
  * 404 or 410, or carry `active: false`, was unpublished by SmartRecruiters itself: it is returned in
  * `gone` and closed `expired_upstream`. Conditional requests: the first page is asked with the
- * target's validators; validators are kept only when that page held the whole board (`totalFound`
- * within one page), so a 304 then means the whole board is unchanged. Any page or details answer that
+ * target's validators; validators are kept only when that page held the whole board (one page read,
+ * `totalFound` postings in it), so a 304 then means the whole board is unchanged. Any page or details answer that
  * fails otherwise fails the crawl (nothing changes).
  */
 import pLimit from 'p-limit';
@@ -112,7 +112,9 @@ export function createSmartRecruitersConnector(baseUrl: string): Connector {
       const items: Record<string, unknown>[] = [];
       let validators: { etag?: string; lastModified?: string } = {};
       let total = 0;
+      let pages = 0;
       for (let page = 0; page < MAX_PAGES; page++) {
+        pages++;
         const offset = items.length;
         const conditional = page === 0 ? compact({ 'if-none-match': target.etag, 'if-modified-since': target.lastModified }) : {};
         const answer = await fetchJson(fetcher, `${companyUrl(target)}?offset=${offset}&limit=${SMARTRECRUITERS_PAGE}`, target, { headers: conditional as Record<string, string> });
@@ -132,9 +134,8 @@ export function createSmartRecruitersConnector(baseUrl: string): Connector {
         for (const item of content) items.push(isRecord(item) ? item : { junk: item });
         if (content.length === 0 || items.length >= total) break;
       }
-      if (items.length < total) validators = {};
-      // Validators of the first page speak for the board only when it held every posting.
-      if (total > SMARTRECRUITERS_PAGE) validators = {};
+      // Validators of the first page speak for the board only when that page held every posting.
+      if (pages > 1 || items.length < total) validators = {};
 
       const limit = pLimit(4);
       const gone: string[] = [];

@@ -4,8 +4,9 @@
  * replayed from recorded payloads through a loopback HTTP server, so the real fetch path runs"). The
  * demo import and the tests use it; production never does.
  *
- * Routes (method GET or HEAD; the query string is ignored but recorded), one per connector from its
- * descriptor's `replay` (connectors/registry.ts), today:
+ * Routes (method GET or HEAD, and POST where a descriptor opens it; the query string is ignored but
+ * recorded unless the descriptor's `replay.file` reads it), one per connector from its descriptor's
+ * `replay` (connectors/registry.ts), today:
  * | path | serves | real API |
  * |---|---|---|
  * | `/posting-api/job-board/:board` | `ashby/<board>.json.gz` (board URL-decoded) | api.ashbyhq.com |
@@ -15,6 +16,11 @@
  * | `/api/remote-jobs` | `remotive/remote-jobs.json` | remotive.com (job board; discovery only) |
  * | `/jobs/api` | `himalayas/jobs.json` | himalayas.app (job board; discovery only) |
  * | `/api/job-board-api` | `arbeitnow/job-board-api.json` | www.arbeitnow.com (job board; discovery only) |
+ * | `/v1/companies/:company/postings[/:id]` | `smartrecruiters/<company>.json` (`<company>.offset-<n>.json` for a later page), `smartrecruiters/<company>/<id>.json` | api.smartrecruiters.com |
+ * | `/recruitee/:company/api/offers/` | `recruitee/<company>.json` | `{company}.recruitee.com` |
+ * | `/api/v1/widget/accounts/:account` | `workable/<account>.json` | apply.workable.com |
+ * | `/personio/:company/xml` | `personio/<company>.xml` (served as `application/xml`) | `{company}.jobs.personio.de` |
+ * | `POST /workday/:host/wday/cxs/:tenant/:site/jobs`, `GET …/job/...` | `workday/<host>/<tenant>/<site>/jobs.json` (`jobs.offset-<n>.json`), `…/job/<...>.json` | the tenant's `{host}` |
  *
  * | `/pages/:host/:path...` | a posting's own public page: 200 with a small HTML page | the posting URL `https://:host/:path...` |
  *

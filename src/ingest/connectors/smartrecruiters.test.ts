@@ -42,7 +42,7 @@ describe('SmartRecruiters connector', () => {
       employmentType: 'Full-time',
       postedAt: '2026-10-02T08:15:00.000Z',
       descriptionHtml: ['companyDescription', 'jobDescription', 'qualifications', 'additionalInformation'].map((k) => `<h3>${sections[k]!.title}</h3>${sections[k]!.text}`).join(''),
-      applyUrl: 'https://jobs.smartrecruiters.com/LumenGrid/744000012345001?oga=true',
+      applyUrl: 'https://jobs.smartrecruiters.com/LumenGrid/744000012345001',
       postingUrl: 'https://jobs.smartrecruiters.com/LumenGrid/744000012345001',
       hints: { department: 'Engineering', team: 'Engineering' },
     });

@@ -17,8 +17,12 @@
  * | `typeOfEmployment.label` | `employmentType`, raw ("Full-time") |
  * | `releasedDate` (RFC 3339) | `postedAt` |
  * | details `jobAd.sections` {companyDescription, jobDescription, qualifications, additionalInformation} {title, text} | `descriptionHtml`: `<h3>{title}</h3>{text}` per section, in that order |
- * | details `postingUrl`, `applyUrl` (else `https://jobs.smartrecruiters.com/{company}/{id}`) | `postingUrl`, `applyUrl` |
+ * | details `postingUrl` (else `https://jobs.smartrecruiters.com/{company}/{id}`) | `postingUrl` and `applyUrl` (below) |
  * | `department.label`, `function.label` | `hints.department`, `hints.team` |
+ *
+ * Apply link: the posting's public page, which holds the application. The details' own `applyUrl` is
+ * not used: it can be the one-click form (`jobs.smartrecruiters.com/oneclick-ui/company/{company}/...`)
+ * whose path does not begin with the board, which the quality gate could not tell from another board's.
  *
  * No structured salary is read. Closure signals of the source: a listed posting whose details answer
  * 404 or 410, or carry `active: false`, was unpublished by SmartRecruiters itself: it is returned in
@@ -90,7 +94,7 @@ export function mapSmartRecruitersPosting(posting: unknown, target: CrawlTarget)
     employmentType: label(posting['typeOfEmployment']),
     postedAt: isoInstant(posting['releasedDate']),
     descriptionHtml: smartRecruitersAdHtml(posting['jobAd']),
-    applyUrl: text(posting['applyUrl']) ?? fallbackUrl,
+    applyUrl: text(posting['postingUrl']) ?? fallbackUrl,
     postingUrl: text(posting['postingUrl']) ?? fallbackUrl,
     hints: Object.keys(hints).length > 0 ? hints : undefined,
   });

@@ -124,6 +124,18 @@ describe('the default demo ledger (npm start)', () => {
     expect(seen).toBeGreaterThan(50);
   });
 
+  it('serves the recorded Recruitee, Workable and Workday boards, listed on /public/providers with their counts (issue 18)', async () => {
+    const res = await app.inject({ method: 'GET', url: '/public/providers', remoteAddress: '198.51.100.24' });
+    expect(res.statusCode).toBe(200);
+    const listed = (res.json() as { data: { provider: string; live: number; source_type: string }[] }).data;
+    for (const [provider, company] of [['recruitee', 'Aikido Security'], ['workable', 'Vasion'], ['workday', 'GD Information Technology, Inc.']] as const) {
+      const rows = v1.filter((j) => j.source === provider);
+      expect(rows.length, provider).toBeGreaterThan(0);
+      expect(new Set(rows.map((j) => j.company)), provider).toEqual(new Set([company]));
+      expect(listed.find((p) => p.provider === provider), provider).toMatchObject({ live: rows.length, source_type: 'ats' });
+    }
+  });
+
   it('runs Greenhouse and Lever end to end on their real recordings (Anthropic, Spotify)', () => {
     const byProvider = (p: string) => v1.filter((j) => j.source === p);
     expect(byProvider('greenhouse').length).toBeGreaterThan(0);

@@ -16,6 +16,11 @@ import { bearer, buildTestApp, createKey, TEST_DOCS_URL } from './helpers/app.ts
 import { validatingInject } from './helpers/contract.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 import { addDiscoveryProvider, posting, writeCrawl } from './helpers/postings.ts';
+import { providerRows } from '../src/ingest/connectors/registry.ts';
+
+/** Every redistributable provider of the registry (the job-board feeds are discovery only). */
+// Every connector's provider that may be served, plus `submissions` (direct submissions: a provider row, no connector).
+const SERVED_PROVIDERS = [...providerRows().filter((p) => p.redistributable && !p.discoveryOnly).map((p) => p.id), 'submissions'].sort();
 
 const HOUR = 3_600_000;
 type Data = Record<string, unknown> & { measured_at: string; age_seconds: number; stale: boolean };
@@ -188,7 +193,7 @@ describe('reports', () => {
     });
     const sources = c.sources as Array<Record<string, unknown>>;
     // Every redistributable provider, career_site and submissions too (no rows in the corpus: live 0).
-    expect(sources.map((s) => s.source).sort()).toEqual(['ashby', 'career_site', 'greenhouse', 'lever', 'submissions', 'usajobs']);
+    expect(sources.map((s) => s.source).sort()).toEqual(SERVED_PROVIDERS);
     for (const s of sources) {
       expect(s.live).toBe(await count(sql`${LIVE} AND provider_id = ${s.source}`));
       expect(s.closed).toBe(await count(sql`${CLOSED} AND provider_id = ${s.source}`));

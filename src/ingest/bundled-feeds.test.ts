@@ -33,8 +33,8 @@ describe('bundled fixture targets', () => {
   it('refuses a target that does not say whether its payload is recorded, or names an unknown provider', async () => {
     write([{ provider: 'ashby', board: 'ramp' }]);
     await expect(readDemoTargets(dir)).rejects.toThrow(/ashby:ramp\) does not say whether its payload is recorded/);
-    write([{ provider: 'workday', board: 'acme', recorded: true }]);
-    await expect(readDemoTargets(dir)).rejects.toThrow(/unknown provider "workday"/);
+    write([{ provider: 'taleo', board: 'acme', recorded: true }]);
+    await expect(readDemoTargets(dir)).rejects.toThrow(/unknown provider "taleo"/);
   });
 
   it('accepts a manifest of recorded targets', async () => {

@@ -90,16 +90,24 @@ export interface ConnectorDescriptor<Id extends string = string> {
   /**
    * Hosts that are the employer's own channel for an apply link of this provider (quality gate):
    * `ats` hosts name the board in the first path segment (jobs.lever.co/{site}/...); `agency` hosts
-   * are a public agency's own site (any path); `anyAts` accepts every connector's ATS hosts as the
+   * are a public agency's own site (any path); `atsSubdomain` hosts name the board in the host
+   * ({company}.recruitee.com; a Workday board begins with its tenant's host); `atsAnyPath` hosts are the
+   * ATS's own pages on any path (apply.workable.com/j/{shortcode} names no account); `anyAts` accepts every connector's ATS hosts as the
    * employer's own (career_site: a company's careers page often links to its ATS board).
    */
-  applyHosts: { ats?: readonly string[]; agency?: readonly string[]; anyAts?: boolean };
+  applyHosts: { ats?: readonly string[]; atsSubdomain?: readonly string[]; atsAnyPath?: readonly string[]; agency?: readonly string[]; anyAts?: boolean };
   /** How the replay server answers on the real API's paths; absent when the connector has no bundled feed. */
   replay?: {
     /** Matches a request path; group 1 is the board (file stem) unless `file` is given. */
     pattern: RegExp;
-    /** The fixture file stem for feeds whose path names no board. */
-    file?: string;
+    /**
+     * The fixture file stem for feeds whose path names no board; or, for sources that answer one board
+     * with several documents (pages, per-posting details, POST searches), a function naming the file
+     * (a relative path under `fixtures/<id>/`, without extension) for a matched request, null for none.
+     */
+    file?: string | ((match: RegExpExecArray, request: { query: URLSearchParams; body: unknown }) => string | null);
+    /** Methods besides GET and HEAD this route answers (Workday's job search is a POST). */
+    methods?: readonly 'POST'[];
     /** Body of the 404 for an unknown board, in the spirit of the real API. */
     notFound: unknown;
     /** Path under the replay server's URL that stands for the base URL (default: none). */

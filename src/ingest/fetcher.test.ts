@@ -283,3 +283,23 @@ describe('parseRetryAfter', () => {
     expect(parseRetryAfter(undefined, now)).toBeUndefined();
   });
 });
+
+describe('POST (Workday job search)', () => {
+  const SEARCH = '/workday/gdit.wd5.myworkdayjobs.com/wday/cxs/gdit/External_Career_Site/jobs';
+
+  it('sends the JSON body with its content type under the same guard', async () => {
+    const f = fetcherWith();
+    const res = await f.post(`${replay.url}${SEARCH}`, { limit: 20, offset: 0 });
+    expect(res.status).toBe(200);
+    expect(replay.requests[0]).toMatchObject({ method: 'POST', path: SEARCH });
+    expect(replay.requests[0]!.headers['content-type']).toBe('application/json');
+    expect((await failure(fetcherWith({ allow: [] }).post(`${replay.url}${SEARCH}`, {}))).kind).toBe('blocked');
+  });
+
+  it('does not follow a redirect of a POST', async () => {
+    replay.override('/moved-search', { status: 307, body: '', headers: { location: `${replay.url}${SEARCH}` } });
+    const err = await failure(fetcherWith().post(`${replay.url}/moved-search`, {}));
+    expect([err.kind, err.status]).toEqual(['redirect', 307]);
+    expect(replay.requests).toHaveLength(1);
+  });
+});

@@ -71,6 +71,13 @@ export interface Fetcher {
    * @throws FetchError with `kind` bad_url | blocked | timeout | network | too_large | http_status | redirect.
    */
   get(url: string, options?: FetchOptions): Promise<FetchResponse>;
+  /**
+   * POST `body` (a JSON document, sent as `application/json`) to `url` under the same guarantees, for
+   * the few sources whose public read API is a POST (Workday CXS job search). A redirect is not followed:
+   * it fails as `redirect` (re-sending a body to another origin is not a read).
+   * @throws FetchError as {@link Fetcher.get}.
+   */
+  post(url: string, body: unknown, options?: FetchOptions): Promise<FetchResponse>;
 }
 
 /** The fetcher {@link createFetcher} returns: a {@link Fetcher} that owns a connection pool. */
@@ -318,7 +325,7 @@ export function createFetcher(config: FetchConfig, log?: Logger, tuning: Fetcher
   });
 
   /** One attempt: the request and its redirect hops, all inside one `timeoutMs` budget. */
-  async function attempt(start: URL, callerHeaders: Record<string, string>, accept: Set<number>): Promise<AttemptResult> {
+  async function attempt(start: URL, callerHeaders: Record<string, string>, accept: Set<number>, payload?: string): Promise<AttemptResult> {
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -330,15 +337,22 @@ export function createFetcher(config: FetchConfig, log?: Logger, tuning: Fetcher
     try {
       for (let hop = 0; ; hop++) {
         const res = await request(url, {
-          method: 'GET',
+          method: payload === undefined ? 'GET' : 'POST',
           dispatcher: agent,
           signal: controller.signal,
-          headers: { ...headers, 'user-agent': config.userAgent, 'accept-encoding': 'gzip' },
+          headers: {
+            ...headers,
+            ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+            'user-agent': config.userAgent,
+            'accept-encoding': 'gzip',
+          },
+          body: payload,
         });
         const resHeaders = flattenHeaders(res.headers);
         const location = resHeaders['location'];
         if (REDIRECT_STATUSES.has(res.statusCode) && !accept.has(res.statusCode)) {
           await res.body.dump();
+          if (payload !== undefined) throw new FetchError('redirect', `${redact(url)} answered a POST with ${res.statusCode}`, res.statusCode);
           if (location === undefined || location.trim() === '') {
             throw new FetchError('redirect', `${redact(url)} answered ${res.statusCode} without a Location`, res.statusCode);
           }
@@ -377,8 +391,7 @@ export function createFetcher(config: FetchConfig, log?: Logger, tuning: Fetcher
     return Math.round(base / 2 + (Math.random() * base) / 2);
   }
 
-  return {
-    async get(rawUrl: string, options: FetchOptions = {}): Promise<FetchResponse> {
+  async function send(rawUrl: string, options: FetchOptions, payload?: string): Promise<FetchResponse> {
       const start = vetUrl(rawUrl, policy);
       const accept = new Set(options.acceptStatuses ?? []);
       const callerHeaders: Record<string, string> = {};
@@ -390,7 +403,7 @@ export function createFetcher(config: FetchConfig, log?: Logger, tuning: Fetcher
         const canRetry = attemptNo <= config.retries;
         let result: AttemptResult;
         try {
-          result = await attempt(start, callerHeaders, accept);
+          result = await attempt(start, callerHeaders, accept, payload);
         } catch (err) {
           const fe = err as FetchError;
           if (!canRetry || (fe.kind !== 'timeout' && fe.kind !== 'network')) throw fe;
@@ -416,7 +429,11 @@ export function createFetcher(config: FetchConfig, log?: Logger, tuning: Fetcher
         }
         return result;
       }
-    },
+  }
+
+  return {
+    get: (rawUrl: string, options: FetchOptions = {}) => send(rawUrl, options),
+    post: (rawUrl: string, body: unknown, options: FetchOptions = {}) => send(rawUrl, options, JSON.stringify(body)),
     async close(): Promise<void> {
       await agent.close();
     },

@@ -55,3 +55,28 @@ describe('judgePosting: one stable rule id per verdict', () => {
     expect(judgePosting(job({ postedAt: new Date(NOW.getTime() + 60_000).toISOString() }), ctx())).toEqual({ verdict: 'live' });
   });
 });
+
+describe('judgePosting: ATS hosts that name the board in the host (issue 18)', () => {
+  const removed = { verdict: 'quality_removed', ruleId: 'apply_url.other_board' };
+
+  it('Recruitee and Personio: the board is the subdomain', () => {
+    const recruitee = ctx({ providerId: 'recruitee', board: 'aikidosecurity', companyDomain: 'aikido.dev' });
+    expect(judgePosting(job({ applyUrl: 'https://aikidosecurity.recruitee.com/o/office-manager-chicago/c/new' }), recruitee)).toEqual({ verdict: 'live' });
+    expect(judgePosting(job({ applyUrl: 'https://someoneelse.recruitee.com/o/office-manager-chicago/c/new' }), recruitee)).toMatchObject(removed);
+    const personio = ctx({ providerId: 'personio', board: 'harbourline', companyDomain: undefined });
+    expect(judgePosting(job({ applyUrl: 'https://harbourline.jobs.personio.de/job/1873401' }), personio)).toEqual({ verdict: 'live' });
+    expect(judgePosting(job({ applyUrl: 'https://other.jobs.personio.de/job/1873401' }), personio)).toMatchObject(removed);
+  });
+
+  it('Workday: the board begins with the tenant host', () => {
+    const workday = ctx({ providerId: 'workday', board: 'gdit.wd5.myworkdayjobs.com/gdit/External_Career_Site', companyDomain: 'gdit.com' });
+    expect(judgePosting(job({ applyUrl: 'https://gdit.wd5.myworkdayjobs.com/External_Career_Site/job/USA-DC-Washington/Data-Engineer_RQ216675' }), workday)).toEqual({ verdict: 'live' });
+    expect(judgePosting(job({ applyUrl: 'https://acme.wd1.myworkdayjobs.com/Careers/job/X' }), workday)).toMatchObject(removed);
+  });
+
+  it('Workable: the short link names no account and counts as the ATS itself', () => {
+    const workable = ctx({ providerId: 'workable', board: 'vasion', companyDomain: 'vasion.com' });
+    expect(judgePosting(job({ applyUrl: 'https://apply.workable.com/j/15F16B8D99/apply' }), workable)).toEqual({ verdict: 'live' });
+    expect(judgePosting(job({ applyUrl: 'https://jobs.example.net/vasion/1' }), workable)).toMatchObject({ verdict: 'quality_removed', ruleId: 'apply_url.not_employer' });
+  });
+});

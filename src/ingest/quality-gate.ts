@@ -96,10 +96,20 @@ export function judgePosting(job: NormalizedJob, ctx: GateContext): QualityVerdi
   // segment (jobs.ashbyhq.com/{board}/..., jobs.lever.co/{site}/...); agency hosts are a public
   // agency's own site (usajobs.gov).
   const hosts = ctx.hosts ?? applyHosts(ctx.providerId);
-  const onAts = hosts.ats.some((d) => hostMatches(host, d));
-  if (onAts && firstSegment(url) !== board) {
+  const onPathAts = hosts.ats.some((d) => hostMatches(host, d));
+  if (onPathAts && firstSegment(url) !== board) {
     return { verdict: 'quality_removed', ruleId: 'apply_url.other_board', matchedHost: host };
   }
+  // Subdomain ATS hosts name the board in the host ({company}.recruitee.com); a Workday board starts
+  // with its tenant's host (gdit.wd5.myworkdayjobs.com/gdit/External_Career_Site).
+  const onHostAts = hosts.atsSubdomain.some((d) => hostMatches(host, d));
+  if (onHostAts) {
+    const boardHost = board.split('/')[0]!;
+    const own = boardHost.includes('.') ? host === boardHost : hosts.atsSubdomain.some((d) => host === `${boardHost}.${d}`);
+    if (!own) return { verdict: 'quality_removed', ruleId: 'apply_url.other_board', matchedHost: host };
+  }
+  // Hosts whose short links name no board (apply.workable.com/j/{shortcode}) are the ATS's own pages.
+  const onAts = onPathAts || onHostAts || hosts.atsAnyPath.some((d) => hostMatches(host, d));
   const onAnyAts = hosts.anyAts.some((d) => hostMatches(host, d));
   const onAgency = hosts.agency.some((d) => hostMatches(host, d));
   const onOwnDomain = ctx.companyDomain !== undefined && hostMatches(host, ctx.companyDomain.toLowerCase());

@@ -40,6 +40,11 @@ describe('replay server', () => {
       remotive: replay.url,
       himalayas: replay.url,
       arbeitnow: replay.url,
+      smartrecruiters: replay.url,
+      recruitee: `${replay.url}/recruitee/{company}`,
+      workable: replay.url,
+      personio: `${replay.url}/personio/{company}`,
+      workday: `${replay.url}/workday/{host}`,
       // The agencies have no bundled feed; their base URL is the server's, which answers 404.
       nav: replay.url,
       jobtech: replay.url,

@@ -4,8 +4,9 @@
  * replayed from recorded payloads through a loopback HTTP server, so the real fetch path runs"). The
  * demo import and the tests use it; production never does.
  *
- * Routes (method GET or HEAD; the query string is ignored but recorded), one per connector from its
- * descriptor's `replay` (connectors/registry.ts), today:
+ * Routes (method GET or HEAD, and POST where a descriptor opens it; the query string is ignored but
+ * recorded unless the descriptor's `replay.file` reads it), one per connector from its descriptor's
+ * `replay` (connectors/registry.ts), today:
  * | path | serves | real API |
  * |---|---|---|
  * | `/posting-api/job-board/:board` | `ashby/<board>.json.gz` (board URL-decoded) | api.ashbyhq.com |
@@ -15,6 +16,11 @@
  * | `/api/remote-jobs` | `remotive/remote-jobs.json` | remotive.com (job board; discovery only) |
  * | `/jobs/api` | `himalayas/jobs.json` | himalayas.app (job board; discovery only) |
  * | `/api/job-board-api` | `arbeitnow/job-board-api.json` | www.arbeitnow.com (job board; discovery only) |
+ * | `/v1/companies/:company/postings[/:id]` | `smartrecruiters/<company>.json` (`<company>.offset-<n>.json` for a later page), `smartrecruiters/<company>/<id>.json` | api.smartrecruiters.com |
+ * | `/recruitee/:company/api/offers/` | `recruitee/<company>.json` | `{company}.recruitee.com` |
+ * | `/api/v1/widget/accounts/:account` | `workable/<account>.json` | apply.workable.com |
+ * | `/personio/:company/xml` | `personio/<company>.xml` (served as `application/xml`) | `{company}.jobs.personio.de` |
+ * | `POST /workday/:host/wday/cxs/:tenant/:site/jobs`, `GET …/job/...` | `workday/<host>/<tenant>/<site>/jobs.json` (`jobs.offset-<n>.json`), `…/job/<...>.json` | the tenant's `{host}` |
  *
  * | `/pages/:host/:path...` | a posting's own public page: 200 with a small HTML page | the posting URL `https://:host/:path...` |
  *
@@ -120,11 +126,28 @@ interface Payload {
   etag: string;
   lastModified: string;
   mtimeMs: number;
+  contentType: string;
 }
 
-/** A board name that cannot leave its provider folder. */
+/** A board name (or a `/`-separated path of them) that cannot leave its provider folder. */
 function safeName(name: string): boolean {
-  return name !== '' && !name.startsWith('.') && !/[/\\\0]/.test(name);
+  return name.split('/').every((part) => part !== '' && !part.startsWith('.') && !/[\\\0]/.test(part));
+}
+
+/** The request body as JSON (undefined when absent or not JSON), at most 64 KiB read. */
+async function readJsonBody(req: http.IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > 65_536) return undefined;
+    chunks.push(chunk);
+  }
+  try {
+    return chunks.length === 0 ? undefined : (JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown);
+  } catch {
+    return undefined;
+  }
 }
 
 function decode(segment: string): string | null {
@@ -157,7 +180,8 @@ export async function startReplayServer(options: ReplayServerOptions): Promise<R
   const cache = new Map<string, Payload>();
 
   async function loadPayload(provider: string, name: string): Promise<Payload | null> {
-    for (const file of [path.join(fixturesDir, provider, `${name}.json.gz`), path.join(fixturesDir, provider, `${name}.json`)]) {
+    const stem = path.join(fixturesDir, provider, name);
+    for (const file of [`${stem}.json.gz`, `${stem}.json`, `${stem}.xml`]) {
       let stat;
       try {
         stat = await fs.stat(file);
@@ -176,6 +200,7 @@ export async function startReplayServer(options: ReplayServerOptions): Promise<R
         etag: `"${crypto.createHash('sha256').update(await read()).digest('base64url')}"`,
         lastModified: new Date(stat.mtimeMs).toUTCString(),
         mtimeMs: stat.mtimeMs,
+        contentType: file.endsWith('.xml') ? 'application/xml; charset=utf-8' : 'application/json; charset=utf-8',
       };
       cache.set(file, payload);
       return payload;
@@ -243,7 +268,8 @@ export async function startReplayServer(options: ReplayServerOptions): Promise<R
       answerOverride(req, res, override.response);
       return;
     }
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
+    const routed = ROUTES.some((r) => r.methods?.includes(req.method as 'POST') && r.pattern.test(pathname));
+    if (req.method !== 'GET' && req.method !== 'HEAD' && !routed) {
       res.setHeader('allow', 'GET, HEAD');
       sendJson(req, res, 405, { error: 'method not allowed' });
       return;
@@ -255,7 +281,10 @@ export async function startReplayServer(options: ReplayServerOptions): Promise<R
     for (const route of ROUTES) {
       const match = route.pattern.exec(pathname);
       if (!match) continue;
-      const name = route.file ?? decode(match[1] ?? '');
+      const name =
+        typeof route.file === 'function'
+          ? route.file(match, { query: new URLSearchParams(rawPath.split('?')[1] ?? ''), body: req.method === 'POST' ? await readJsonBody(req) : undefined })
+          : (route.file ?? decode(match[1] ?? ''));
       const payload = name !== null && safeName(name) ? await loadPayload(route.provider, name) : null;
       if (!payload) {
         sendJson(req, res, 404, route.notFound);
@@ -274,7 +303,7 @@ export async function startReplayServer(options: ReplayServerOptions): Promise<R
         res.end();
         return;
       }
-      send(req, res, 200, { 'content-type': 'application/json; charset=utf-8', ...validators }, await payload.bytes());
+      send(req, res, 200, { 'content-type': payload.contentType, ...validators }, await payload.bytes());
       return;
     }
     sendJson(req, res, 404, { error: 'not found' });

@@ -291,7 +291,7 @@ const targetsAdd = targets
   .command('add')
   .description('Add (or update) a crawl target: an ATS board or feed (--board), or a company careers page (--provider career_site --url).')
   .requiredOption('--provider <provider>', `one of ${CONNECTOR_IDS.join(', ')}`, provider)
-  .option('--board <board>', 'board token (Ashby, Greenhouse), site (Lever) or announcement file (USAJOBS)')
+  .option('--board <board>', 'board token (Ashby, Greenhouse), site (Lever), company (SmartRecruiters, Recruitee, Personio), account (Workable), {host}/{tenant}/{site} (Workday) or announcement file (USAJOBS)')
   .option('--url <url>', 'career_site only: the careers page, e.g. https://example.com/careers')
   .option('--company <name>', "the employer's display name (Ashby and Lever payloads carry none)")
   .option('--domain <domain>', "the employer's own bare domain, when known (career_site: the site owner's domain; default the URL's registrable domain)")

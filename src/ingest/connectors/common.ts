@@ -19,7 +19,7 @@ export type BoardFetch =
 
 /**
  * GET a board URL, conditionally when the target carries validators (`If-None-Match` from `etag`,
- * `If-Modified-Since` from `lastModified`).
+ * `If-Modified-Since` from `lastModified`), asking for `accept` (JSON unless given).
  * @throws CrawlError of the matching kind when the fetch fails: FetchError kinds map one to one, except
  *   `bad_url` → `blocked` (the guard refused to fetch it) and `redirect` → `http_status` (the source
  *   never gave a usable answer; `status` is the last 3xx).
@@ -33,9 +33,7 @@ export async function fetchBoard(fetcher: Fetcher, url: string, target: CrawlTar
   try {
     response = await fetcher.get(url, { headers });
   } catch (err) {
-    if (!(err instanceof FetchError)) throw err;
-    const kind = err.kind === 'bad_url' ? 'blocked' : err.kind === 'redirect' ? 'http_status' : err.kind;
-    throw new CrawlError(kind, `${target.id}: ${err.message}`, err.status);
+    throw crawlErrorOf(err, target);
   }
   if (response.status === 304) return { kind: 'not_modified' };
   return {
@@ -44,6 +42,36 @@ export async function fetchBoard(fetcher: Fetcher, url: string, target: CrawlTar
     etag: text(response.headers['etag']),
     lastModified: text(response.headers['last-modified']),
   };
+}
+
+/** The {@link CrawlError} of a failed fetch (see {@link fetchBoard}); other errors are rethrown. */
+export function crawlErrorOf(err: unknown, target: CrawlTarget): CrawlError {
+  if (!(err instanceof FetchError)) throw err;
+  const kind = err.kind === 'bad_url' ? 'blocked' : err.kind === 'redirect' ? 'http_status' : err.kind;
+  return new CrawlError(kind, `${target.id}: ${err.message}`, err.status);
+}
+
+/**
+ * GET (or, with `post`, POST that JSON body to) one document of a multi-document source (a page, a
+ * posting's details) and parse it as JSON. `acceptStatuses` are returned as `{ status }` instead of
+ * failing (404 of a posting's details: the source says it is gone).
+ * @throws CrawlError for a failed fetch or an answer that is not JSON.
+ */
+export async function fetchJson(
+  fetcher: Fetcher,
+  url: string,
+  target: CrawlTarget,
+  options: { post?: unknown; acceptStatuses?: number[]; headers?: Record<string, string> } = {},
+): Promise<{ status: number; json?: unknown; etag?: string; lastModified?: string }> {
+  const headers = { accept: 'application/json', ...options.headers };
+  let response;
+  try {
+    response = options.post === undefined ? await fetcher.get(url, { headers, acceptStatuses: options.acceptStatuses }) : await fetcher.post(url, options.post, { headers, acceptStatuses: options.acceptStatuses });
+  } catch (err) {
+    throw crawlErrorOf(err, target);
+  }
+  if (response.status === 304 || options.acceptStatuses?.includes(response.status)) return { status: response.status };
+  return { status: response.status, json: parseJson(response.body, target), etag: text(response.headers['etag']), lastModified: text(response.headers['last-modified']) };
 }
 
 /**
@@ -258,4 +286,36 @@ export function jsonBoardConnector(board: JsonBoard, baseUrl: string): Connector
       return fetched(mapPostings(items, (item) => board.map(item, target), board.prefer), answer);
     },
   };
+}
+
+/**
+ * A board that names a host label (`{company}.recruitee.com`, `{company}.jobs.personio.de`): letters,
+ * digits and inner hyphens only, so a board can never change which host a template points at.
+ */
+const HOST_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i;
+
+/**
+ * Fill the `{placeholder}` of a base URL template (`https://{company}.recruitee.com`, or the replay
+ * server's `http://127.0.0.1:port/recruitee/{company}`) with a board that must be a host label.
+ * @throws CrawlError('blocked') when the board is not a host label (it would name another host).
+ */
+export function fillHostTemplate(baseUrl: string, placeholder: string, target: CrawlTarget): string {
+  if (!HOST_LABEL.test(target.board)) throw new CrawlError('blocked', `${target.id}: board "${target.board}" is not a host label`);
+  return trimBase(baseUrl).replaceAll(`{${placeholder}}`, target.board.toLowerCase());
+}
+
+/**
+ * A `YYYY-MM-DD HH:MM:SS UTC` time stamp (Recruitee) or an RFC 3339 date-time as a UTC instant; undefined
+ * for anything else.
+ */
+export function utcStamp(value: unknown): string | undefined {
+  const s = text(value)?.trim();
+  const m = s === undefined ? null : /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2}(?:\.\d+)?) ?UTC$/.exec(s);
+  return m ? isoInstant(`${m[1]}T${m[2]}Z`) : isoInstant(s);
+}
+
+/** A number given as a JSON number or a decimal string (`"95.00"`); undefined otherwise. */
+export function decimal(value: unknown): number | undefined {
+  if (typeof value === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(value)) return Number(value);
+  return finite(value);
 }

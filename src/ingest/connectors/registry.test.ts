@@ -66,11 +66,12 @@ describe('the connector registry', () => {
   });
 
   it('creates each connector with its own id and base URL', () => {
-    const urls = Object.fromEntries(CONNECTORS.map((c) => [c.id, `https://${c.id}.example`])) as Parameters<typeof createConnectors>[0];
+    // URL templates keep their placeholder ({company}.recruitee.com): the board fills it in.
+    const urls = Object.fromEntries(all.map((c) => [c.id, c.baseUrl?.default.includes('{') ? c.baseUrl.default.replace('https://', `https://${c.id}.example/`) : `https://${c.id}.example`])) as Parameters<typeof createConnectors>[0];
     const connectors = createConnectors(urls);
     for (const c of all) {
       expect(connectors[c.id as keyof typeof connectors].id).toBe(c.id);
-      const board = c.baseUrl ? 'b' : 'https://careers.example/jobs';
+      const board = c.id === 'workday' ? 'acme.wd1.myworkdayjobs.com/acme/Careers' : c.baseUrl ? 'b' : 'https://careers.example/jobs';
       expect(connectors[c.id as keyof typeof connectors].boardUrl({ id: `${c.id}:b`, providerId: c.id, board })).toContain(c.baseUrl ? `https://${c.id}.example` : board);
     }
   });
@@ -81,7 +82,9 @@ function samplePath(pattern: RegExp): string {
   return pattern.source
     .replace(/^\^/, '')
     .replace(/\$$/, '')
-    .replace('([^/]+)', 'board')
+    .replaceAll('([^/]+)', 'board')
+    .replace(/\(\?:[^)]*\)\?/g, '')
+    .replace(/\((\w+)\|[^)]*\)/g, '$1')
     .replace(/\\\/\?$/, '')
     .replace(/\\(.)/g, '$1');
 }

@@ -21,19 +21,24 @@ import { descriptor as himalayas } from './himalayas.ts';
 import { descriptor as lever } from './lever.ts';
 import { descriptor as remotive } from './remotive.ts';
 import { descriptor as usajobs } from './usajobs.ts';
+import { descriptor as smartrecruiters } from './smartrecruiters.ts';
+import { descriptor as recruitee } from './recruitee.ts';
+import { descriptor as workable } from './workable.ts';
+import { descriptor as personio } from './personio.ts';
+import { descriptor as workday } from './workday.ts';
 import { descriptor as nav } from './nav.ts';
 import { descriptor as jobtech } from './jobtech.ts';
 import { descriptor as bundesagentur } from './bundesagentur.ts';
 import { descriptor as usajobsApi } from './usajobs-api.ts';
 
+/** The employer ATSs of issue 18, in the README's order. */
+const EMPLOYER_ATS = [smartrecruiters, recruitee, workable, personio, workday] as const;
+
+/** The public employment agencies of issue 18. */
+const PUBLIC_AGENCIES = [nav, jobtech, bundesagentur, usajobsApi] as const;
+
 /** Every built-in connector, in the order of the README, the settings and the replay routes. */
-export const CONNECTORS = [
-  ashby, greenhouse, lever, usajobs, remotive, himalayas, arbeitnow, careerSite,
-  nav,
-  jobtech,
-  bundesagentur,
-  usajobsApi,
-] as const;
+export const CONNECTORS = [ashby, greenhouse, lever, usajobs, remotive, himalayas, arbeitnow, careerSite, ...EMPLOYER_ATS, ...PUBLIC_AGENCIES] as const;
 
 /** Provider ids of the built-in connectors; also the `source` value of the rows they produce. */
 export type ConnectorId = (typeof CONNECTORS)[number]['id'];
@@ -105,10 +110,16 @@ export async function registerProviders(db: Kysely<DB>): Promise<void> {
  * hosts, and the hosts counted as the employer's own on any path (every connector's ATS hosts when its
  * descriptor says `anyAts`, else none).
  */
-export function applyHosts(providerId: string): { ats: readonly string[]; agency: readonly string[]; anyAts: readonly string[] } {
+export function applyHosts(providerId: string): {
+  ats: readonly string[];
+  atsSubdomain: readonly string[];
+  atsAnyPath: readonly string[];
+  agency: readonly string[];
+  anyAts: readonly string[];
+} {
   const hosts = connectorDescriptor(providerId)?.applyHosts;
-  const anyAts = hosts?.anyAts ? CONNECTORS.flatMap((c: ConnectorDescriptor) => c.applyHosts.ats ?? []) : [];
-  return { ats: hosts?.ats ?? [], agency: hosts?.agency ?? [], anyAts };
+  const anyAts = hosts?.anyAts ? CONNECTORS.flatMap((c: ConnectorDescriptor) => [...(c.applyHosts.ats ?? []), ...(c.applyHosts.atsSubdomain ?? []), ...(c.applyHosts.atsAnyPath ?? [])]) : [];
+  return { ats: hosts?.ats ?? [], atsSubdomain: hosts?.atsSubdomain ?? [], atsAnyPath: hosts?.atsAnyPath ?? [], agency: hosts?.agency ?? [], anyAts };
 }
 
 /** The README's connector list (Markdown table), one row per connector. */

@@ -7,6 +7,7 @@ import { Billing } from '../billing/billing.ts';
 import { StripeCheckout } from '../billing/stripe-checkout.ts';
 import { stripeSettings } from '../config/config.ts';
 import { buildApp } from '../http/app.ts';
+import { listenForKeyChanges, type KeyChangeListener } from '../store/key-changes.ts';
 import { startReportRefresher, type ReportRefresher } from '../reports/refresher.ts';
 import { defaultReportSettings } from '../reports/snapshots.ts';
 import { connect } from '../store/database.ts';
@@ -54,6 +55,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   let refresher: ReportRefresher | undefined;
   let worker: RunningWorker | undefined;
   let mailer: Mailer | undefined;
+  let keyChanges: KeyChangeListener | undefined;
   let sources: WorkerSources = configuredSources(config);
 
   try {
@@ -76,7 +78,11 @@ export async function serve(options: ServeOptions): Promise<void> {
     const stripe = stripeSettings(config.stripe);
     mailer = createMailer({ smtpUrl: config.site.smtpUrl, from: config.site.mailFrom, outboxDir: path.join(config.dataDir, 'outbox'), log });
     if (mailer.kind === 'outbox') log.info({ outbox: path.join(config.dataDir, 'outbox') }, 'no JOBLEDGER_SMTP_URL: e-mails are written to the outbox and sign-in links printed here');
+    // Keyed requests read their key through a cache this session invalidates (access/key-cache.ts).
+    keyChanges = listenForKeyChanges(database.connectionString, log);
+    await keyChanges.ready;
     const app = await buildApp({
+      keyChanges,
       db: database.db,
       log,
       docsUrl: config.docsUrl,
@@ -115,6 +121,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     onShutdownSignal(log, async () => {
       await refresher?.stop();
       await app.close();
+      await keyChanges?.close();
       mailer?.close();
       redis?.disconnect();
       await worker?.stop();
@@ -124,6 +131,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     });
   } catch (error) {
     redis?.disconnect();
+    await keyChanges?.close();
     await refresher?.stop().catch(() => undefined);
     await worker?.stop().catch(() => undefined);
     await closeReplay?.().catch(() => undefined);

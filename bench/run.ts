@@ -69,6 +69,8 @@ interface LoadFigures {
   non2xx: number;
   errors: number;
   timeouts: number;
+  /** CPU ms per request of the service's Node.js process, its PostgreSQL backends and Redis. */
+  cpu?: { nodeMs: number | null; pgMs: number | null; redisMs: number | null };
 }
 
 interface DbFloor {
@@ -123,9 +125,57 @@ function startService(variant: { counters: 'memory' | 'redis' | 'postgres'; limi
   });
 }
 
-async function load(url: string, connections: number, headers: Record<string, string>, duration = DURATION): Promise<LoadFigures> {
-  const result = await autocannon({ url, connections, pipelining: 1, duration, headers, timeout: 30 });
+/** CPU time (user + system) a process has used, ms, from /proc/<pid>/stat (clock ticks of 10 ms). */
+function processCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0; // gone
+  }
+}
+
+/**
+ * Whose CPU a measurement reads: the service's Node.js process, the PostgreSQL backends of its pool
+ * (found by application_name), and the Redis server. CPU time, unlike throughput, barely moves when
+ * other work shares the cores, so the per-request figures compare across runs on a busy machine.
+ */
+interface CpuProbe {
+  nodePid?: number;
+  client: pg.Client;
+  redisPid?: number;
+}
+
+async function backendPids(client: pg.Client): Promise<number[]> {
+  const rows = (await client.query(`SELECT pid FROM pg_stat_activity WHERE application_name = 'jobledger-bench-api'`)).rows as Array<{ pid: number }>;
+  return rows.map((r) => r.pid);
+}
+
+async function cpuSnapshot(probe: CpuProbe) {
+  const pids = await backendPids(probe.client);
   return {
+    node: probe.nodePid ? processCpuMs(probe.nodePid) : 0,
+    pg: new Map(pids.map((pid) => [pid, processCpuMs(pid)])),
+    redis: probe.redisPid ? processCpuMs(probe.redisPid) : 0,
+  };
+}
+
+/** CPU ms per request between two snapshots; a backend that appeared in between counts in full. */
+async function cpuPerRequest(probe: CpuProbe, before: Awaited<ReturnType<typeof cpuSnapshot>>, requests: number) {
+  const after = await cpuSnapshot(probe);
+  let pgMs = 0;
+  for (const [pid, ms] of after.pg) pgMs += ms - (before.pg.get(pid) ?? 0);
+  const per = (ms: number) => (requests > 0 ? Math.round((ms / requests) * 1000) / 1000 : null);
+  return { nodeMs: per(after.node - before.node), pgMs: per(pgMs), redisMs: per(after.redis - before.redis) };
+}
+
+async function load(url: string, connections: number, headers: Record<string, string>, duration = DURATION, probe?: CpuProbe): Promise<LoadFigures> {
+  const before = probe ? await cpuSnapshot(probe) : undefined;
+  const result = await autocannon({ url, connections, pipelining: 1, duration, headers, timeout: 30 });
+  const cpu = probe && before ? await cpuPerRequest(probe, before, result.requests.total) : undefined;
+  return {
+    ...(cpu ? { cpu } : {}),
     rps: Math.round(result.requests.average * 10) / 10,
     p50: result.latency.p50,
     p99: result.latency.p99,
@@ -380,6 +430,16 @@ async function machine(client: pg.Client) {
   };
 }
 
+async function redisProcessId(): Promise<number | undefined> {
+  try {
+    const { stdout } = await run('redis-cli', ['-u', REDIS_URL, 'INFO', 'server']);
+    const pid = Number(/process_id:(\d+)/.exec(stdout)?.[1]);
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 async function redisAnswers(): Promise<boolean> {
   try {
     const { stdout } = await run('redis-cli', ['-u', REDIS_URL, 'PING']);
@@ -407,6 +467,7 @@ async function main(): Promise<void> {
   let shapes = await chooseShapes(client);
   if (ONLY) shapes = shapes.filter((s) => ONLY.includes(s.id));
   const redis = await redisAnswers();
+  const redisPid = redis ? await redisProcessId() : undefined;
   const counters = redis ? 'redis' : 'memory';
   log(`${rows} rows (${servedRows} served), ${events} change events; service counters: ${counters}; ${DURATION}s per measurement`);
 
@@ -422,6 +483,16 @@ async function main(): Promise<void> {
   }
   const exportCopy = shapes.length === 10 || ONLY?.includes('10') ? await exportFloor(capture.url, secret, client) : null;
   await capture.stop();
+  // The same with metering on (memory counters): what a keyed request sends with its record meter,
+  // for the floor "with metering". The second request of each shape, so one-time work is left out.
+  const meteredCapture = await startService({ counters: 'memory', limits: true, capture: true });
+  const metered: Record<string, string[]> = {};
+  for (const shape of shapes) {
+    if (shape.keyless) continue;
+    await captureShape(meteredCapture.url, shape, auth);
+    metered[shape.id] = (await captureShape(meteredCapture.url, shape, auth)).statements;
+  }
+  await meteredCapture.stop();
 
   // 2. The service (production metering: limits on, request counters in Redis when it answers).
   const service = await startService({ counters, limits: true });
@@ -435,7 +506,7 @@ async function main(): Promise<void> {
     await settle(service.url);
     const svc: Record<number, LoadFigures> = {};
     for (const c of CONCURRENCY) {
-      svc[c] = await load(`${service.url}${shape.path}`, c, headers, duration);
+      svc[c] = await load(`${service.url}${shape.path}`, c, headers, duration, { nodePid: service.child.pid, client, redisPid });
       await settle(service.url);
     }
     const bodyFile = path.join(scratch, `shape-${shape.id}.body`);
@@ -446,6 +517,9 @@ async function main(): Promise<void> {
     await floor.stop();
     const db: Record<number, DbFloor> = {};
     if (cap.statements.length > 0 && shape.dbFloor !== false) for (const c of CONCURRENCY) db[c] = await pgbench(cap.statements, c, duration);
+    const dbMetered: Record<number, DbFloor> = {};
+    const meteredStatements = metered[shape.id];
+    if (meteredStatements && meteredStatements.length > 0 && shape.dbFloor !== false) dbMetered[16] = await pgbench(meteredStatements, 16, duration);
     const plans: string[] = [];
     for (const statement of cap.statements) plans.push(`${statement}\n${await explain(client, statement)}`);
     results.push({
@@ -459,7 +533,10 @@ async function main(): Promise<void> {
       service: svc,
       httpFloor: http,
       dbFloor: db,
+      dbFloorWithMetering: dbMetered,
+      meteredStatements: meteredStatements?.length ?? null,
       ratios: {
+        dbMeteredFloorC16: ratio(svc[16]!.rps, dbMetered[16]?.tps ?? NaN),
         dbFloorC1: ratio(svc[1]!.rps, db[1]?.tps ?? NaN),
         dbFloorC16: ratio(svc[16]!.rps, db[16]?.tps ?? NaN),
         httpFloorC1: ratio(svc[1]!.rps, http[1]!.rps),
@@ -491,7 +568,7 @@ async function main(): Promise<void> {
     await load(`${s.url}${meteringShape.path}`, 16, auth, Math.min(2, DURATION));
     metering[variant.name] = {};
     for (const c of CONCURRENCY) {
-      metering[variant.name]![c] = await load(`${s.url}${meteringShape.path}`, c, auth);
+      metering[variant.name]![c] = await load(`${s.url}${meteringShape.path}`, c, auth, DURATION, { nodePid: s.child.pid, client, redisPid });
       await settle(s.url);
     }
     await s.stop();
@@ -542,14 +619,14 @@ function printTable(report: { shapes: Array<Record<string, unknown>>; export: Re
   const pad = (s: string | number | null | undefined, n: number) => String(s ?? '–').padStart(n);
   const out: string[] = [];
   out.push('');
-  out.push(`${'shape'.padEnd(44)} ${pad('c1 req/s', 9)} ${pad('p50', 5)} ${pad('p99', 5)} ${pad('c16 req/s', 10)} ${pad('p50', 5)} ${pad('p99', 5)} ${pad('db c16', 8)} ${pad('svc/db', 7)} ${pad('http c16', 9)} ${pad('svc/http', 8)}`);
+  out.push(`${'shape'.padEnd(44)} ${pad('c1 req/s', 9)} ${pad('p50', 5)} ${pad('p99', 5)} ${pad('c16 req/s', 10)} ${pad('p50', 5)} ${pad('p99', 5)} ${pad('db c16', 8)} ${pad('svc/db', 7)} ${pad('http c16', 9)} ${pad('svc/http', 8)} ${pad('db+m c16', 9)} ${pad('svc/db+m', 8)} ${pad('cpu node/pg/redis ms c16', 25)}`);
   for (const r of report.shapes) {
     const svc = r.service as Record<number, LoadFigures>;
     const db = r.dbFloor as Record<number, DbFloor>;
     const http = r.httpFloor as Record<number, LoadFigures>;
     const ratios = r.ratios as Record<string, number | null>;
     out.push(
-      `${`${r.id}. ${r.title}`.slice(0, 44).padEnd(44)} ${pad(svc[1]!.rps, 9)} ${pad(svc[1]!.p50, 5)} ${pad(svc[1]!.p99, 5)} ${pad(svc[16]!.rps, 10)} ${pad(svc[16]!.p50, 5)} ${pad(svc[16]!.p99, 5)} ${pad(db[16]?.tps, 8)} ${pad(ratios.dbFloorC16, 7)} ${pad(http[16]!.rps, 9)} ${pad(ratios.httpFloorC16, 8)}`,
+      `${`${r.id}. ${r.title}`.slice(0, 44).padEnd(44)} ${pad(svc[1]!.rps, 9)} ${pad(svc[1]!.p50, 5)} ${pad(svc[1]!.p99, 5)} ${pad(svc[16]!.rps, 10)} ${pad(svc[16]!.p50, 5)} ${pad(svc[16]!.p99, 5)} ${pad(db[16]?.tps, 8)} ${pad(ratios.dbFloorC16, 7)} ${pad(http[16]!.rps, 9)} ${pad(ratios.httpFloorC16, 8)} ${pad((r.dbFloorWithMetering as Record<number, DbFloor>)[16]?.tps, 9)} ${pad(ratios.dbMeteredFloorC16, 8)} ${pad(svc[16]!.cpu ? `${svc[16]!.cpu.nodeMs}/${svc[16]!.cpu.pgMs}/${svc[16]!.cpu.redisMs}` : null, 25)}`,
     );
   }
   if (report.export) {
@@ -559,6 +636,7 @@ function printTable(report: { shapes: Array<Record<string, unknown>>; export: Re
   }
   const m = report.metering;
   out.push(`metering (shape 1, c1 mean latency over limits off): memory ${m.perRequestMs.memory} ms, redis ${m.perRequestMs.redis} ms; c16 req/s ${Object.entries(m.variants).map(([k, v]) => `${k} ${v[16]?.rps}`).join(', ')}`);
+  out.push(`metering CPU ms per request at c1, node/pg/redis: ${Object.entries(m.variants).map(([k, v]) => `${k} ${v[1]?.cpu ? `${v[1].cpu.nodeMs}/${v[1].cpu.pgMs}/${v[1].cpu.redisMs}` : '–'}`).join(', ')}`);
   out.push('');
   for (const t of report.targets) out.push(`${t.met === null ? '  ?' : t.met ? ' ok' : 'MISS'}  ${t.target}: ${t.detail}`);
   process.stdout.write(out.join('\n') + '\n');

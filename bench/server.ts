@@ -16,6 +16,7 @@ import { loadConfig } from '../src/config/config.ts';
 import { buildApp } from '../src/http/app.ts';
 import { defaultReportSettings } from '../src/reports/snapshots.ts';
 import { connect } from '../src/store/database.ts';
+import { listenForKeyChanges } from '../src/store/key-changes.ts';
 import { cursorSecret } from '../src/store/settings.ts';
 
 /** One statement as the pool sent it. */
@@ -53,7 +54,11 @@ if (kind === 'redis') {
   requestCounters = { kind: 'memory' };
 }
 
+// As `serve`: keys read through the per-process cache, invalidated by the key-change session.
+const keyChanges = listenForKeyChanges(config.databaseUrl, log);
+await keyChanges.ready;
 const app = await buildApp({
+  keyChanges,
   db,
   log,
   docsUrl: config.docsUrl,
@@ -77,6 +82,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     app
       .close()
+      .then(() => keyChanges.close())
       .then(() => db.destroy())
       .finally(() => process.exit(0));
   });

@@ -22,6 +22,7 @@ import {
 } from '../store/api-keys.ts';
 import type { KeyTermRow } from '../store/api-keys.ts';
 import type { ApiKeyRow, DB, PlanRow } from '../store/schema.ts';
+import { noteKeyChanged, type KeyCache } from './key-cache.ts';
 import { nextUtcMonthStart, utcMonthStart } from './periods.ts';
 
 const PREFIX_ALPHABET = 'abcdefghijkmnpqrstuvwxyz23456789';
@@ -173,10 +174,11 @@ export function renewsOrExpires(authenticated: AuthenticatedKey, now: Date): Dat
 /**
  * Resolve a presented key string to an active, unexpired key and the plan it holds at `now`. Unknown, malformed, revoked and expired
  * keys all return undefined, so callers answer them identically (spec: Authentication, item 6).
+ * With `cache` the key row is read through it (access/key-cache.ts); the secret is compared either way.
  */
-export async function authenticateKey(db: Kysely<DB>, presented: string, now: Date = new Date()): Promise<AuthenticatedKey | undefined> {
+export async function authenticateKey(db: Kysely<DB>, presented: string, now: Date = new Date(), cache?: KeyCache): Promise<AuthenticatedKey | undefined> {
   const prefix = keyPrefixOf(presented);
-  const row = prefix ? await findKeyWithPlan(db, prefix, now) : undefined;
+  const row = prefix ? await (cache ? cache.find(db, prefix, now) : findKeyWithPlan(db, prefix, now)) : undefined;
   // Compared even when no row was found, so the timing does not tell whether a prefix exists.
   const matches = keyMatches(presented, row?.secret_hash);
   if (!row || !matches) return undefined;
@@ -265,7 +267,9 @@ export async function rotateApiKey(db: Kysely<DB>, idOrPrefix: string, now: Date
     throw new KeyInputError(`key ${key.key_prefix} expired at ${key.expires_at.toISOString()}; create a new key instead`);
   }
   const material = newKeyMaterial(key.key_prefix);
-  if (!(await replaceSecretHash(db, key.id, material.hash, now))) throw new KeyInputError(`key ${key.key_prefix} was revoked meanwhile`);
+  const replaced = await replaceSecretHash(db, key.id, material.hash, now);
+  noteKeyChanged();
+  if (!replaced) throw new KeyInputError(`key ${key.key_prefix} was revoked meanwhile`);
   return { id: key.id, keyPrefix: key.key_prefix, secret: material.secret };
 }
 
@@ -278,6 +282,7 @@ export async function revokeApiKey(db: Kysely<DB>, idOrPrefix: string, now: Date
   const key = await findKeyRow(db, idOrPrefix);
   if (key.status === 'revoked' && key.revoked_at) return { id: key.id, keyPrefix: key.key_prefix, revokedAt: key.revoked_at, already: true };
   const revokedAt = await markKeyRevoked(db, key.id, now);
+  noteKeyChanged();
   // Revoked by someone else meanwhile: report their revocation.
   if (!revokedAt) return revokeApiKey(db, key.id, now);
   return { id: key.id, keyPrefix: key.key_prefix, revokedAt, already: false };

@@ -4,7 +4,7 @@
  */
 import cors from '@fastify/cors';
 import swagger from '@fastify/swagger';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { CounterStore } from '../access/counters.ts';
@@ -19,6 +19,8 @@ import { clientErrorHandler, errorHandler, frameworkErrorHandler, MAX_HEADER_BYT
 import { documentConditionalRequests, installConditionalRequests } from './conditional.ts';
 import { documentBudgetHeaders } from './openapi-headers.ts';
 import { requireApiKey } from './plugins/auth.ts';
+import { KeyCache } from '../access/key-cache.ts';
+import type { KeyChangeSignal } from '../store/key-changes.ts';
 import { installKeyedAccess } from './plugins/keyed-access.ts';
 import { installKeylessAccess } from './plugins/keyless-access.ts';
 import { parseQueryString } from './query-string.ts';
@@ -73,6 +75,12 @@ export interface AppOptions {
   checkoutReturnUrls?: CheckoutReturnUrls;
   /** The website (pages at `/`, forms under `/public/...`, docs/website.md); absent: no website. */
   site?: SiteOptions;
+  /**
+   * The key-change signal (store/key-changes.ts `listenForKeyChanges`); with it, keyed requests read
+   * their key through a per-process cache of at most a second (access/key-cache.ts). Absent: every
+   * keyed request reads its key from the database.
+   */
+  keyChanges?: KeyChangeSignal;
 }
 
 /** One registered route: method and URL pattern (`:param` syntax), and its query contract if it has one. */
@@ -117,12 +125,27 @@ function quotedPath(path: string): string {
   return JSON.stringify(path.length > 200 ? `${path.slice(0, 200)}…` : path);
 }
 
+/**
+ * Fastify's request logging with one line per request (issue 22): nothing when the request arrives,
+ * and the request (path and parameter names, `requestSerializer`) on the line of its outcome.
+ */
+class AccessLog extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null, request: FastifyRequest, reply: FastifyReply): void {
+    if (error) reply.log.error({ req: request, res: reply, err: error, responseTime: reply.elapsedTime }, 'request errored');
+    else reply.log.info({ req: request, res: reply, responseTime: reply.elapsedTime }, 'request completed');
+  }
+}
+
 /** Build the app with every route registered. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Every refusal below the routes answers in the error catalogue too (docs/errors.md): what Node.js's
   // parser refuses (clientError), what the router refuses (frameworkErrors), a missing Host.
   const app = Fastify({
     loggerInstance: options.log.child({ component: 'http' }, { serializers: { req: requestSerializer } }) as FastifyBaseLogger,
+    // One access line per request, not Fastify's two (AccessLog).
+    logController: new AccessLog(),
     routerOptions: { querystringParser: parseQueryString, caseSensitive: true, ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     // Node.js would answer a missing Host with a bare 400 of its own; the hook below answers instead.
     http: { maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: false },
@@ -147,6 +170,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     providerIds: cachedProviderIds(options.db),
     reports: createReportReader(options.db, options.reports ?? defaultReportSettings()),
     facets: facetSnapshot(options.db, options.log),
+    keyCache: options.keyChanges ? new KeyCache(options.keyChanges) : undefined,
   };
   const contractVersion = options.contractVersion ?? CONTRACT_VERSION;
 

@@ -4,6 +4,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import type { KeyCache } from '../access/key-cache.ts';
 import type { ReportReader } from '../reports/snapshots.ts';
 import { computeFacets, type LedgerFacets } from '../reports/facets.ts';
 import { refreshingSnapshot, type RefreshingSnapshot } from '../reports/snapshot.ts';
@@ -25,6 +26,8 @@ export interface AppContext {
   reports: ReportReader;
   /** Facets, provider counts and publication counts, refreshed every {@link FACETS_MAX_AGE_SECONDS}. */
   facets: RefreshingSnapshot<LedgerFacets>;
+  /** Key lookups kept for at most a second (access/key-cache.ts); absent: every request reads its key. */
+  keyCache?: KeyCache;
 }
 
 /**

@@ -7,6 +7,7 @@ import { Billing } from '../billing/billing.ts';
 import { StripeCheckout } from '../billing/stripe-checkout.ts';
 import { stripeSettings } from '../config/config.ts';
 import { buildApp } from '../http/app.ts';
+import { listenForKeyChanges, type KeyChangeListener } from '../store/key-changes.ts';
 import { startReportRefresher, type ReportRefresher } from '../reports/refresher.ts';
 import { defaultReportSettings } from '../reports/snapshots.ts';
 import { connect } from '../store/database.ts';
@@ -56,6 +57,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   let worker: RunningWorker | undefined;
   let mailer: Mailer | undefined;
   let submissionSweep: { stop(): void } | undefined;
+  let keyChanges: KeyChangeListener | undefined;
   let sources: WorkerSources = configuredSources(config);
 
   try {
@@ -81,7 +83,11 @@ export async function serve(options: ServeOptions): Promise<void> {
     const siteUrl = (config.site.url ?? `http://localhost:${config.port}`).replace(/\/+$/, '');
     // Direct submissions (docs/submissions.md): the desk writes the ledger; its reminders and lapses run hourly here.
     const submissions = new SubmissionDesk({ db: database.db, log: log.child({ component: 'submissions' }), mailer, siteUrl, linkTtlSeconds: config.site.linkTtlSeconds, logLinks: mailer.kind === 'outbox' });
+    // Keyed requests read their key through a cache this session invalidates (access/key-cache.ts).
+    keyChanges = listenForKeyChanges(database.connectionString, log);
+    await keyChanges.ready;
     const app = await buildApp({
+      keyChanges,
       db: database.db,
       log,
       docsUrl: config.docsUrl,
@@ -123,6 +129,7 @@ export async function serve(options: ServeOptions): Promise<void> {
       await refresher?.stop();
       submissionSweep?.stop();
       await app.close();
+      await keyChanges?.close();
       mailer?.close();
       redis?.disconnect();
       await worker?.stop();
@@ -132,6 +139,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     });
   } catch (error) {
     redis?.disconnect();
+    await keyChanges?.close();
     await refresher?.stop().catch(() => undefined);
     submissionSweep?.stop();
     await worker?.stop().catch(() => undefined);

@@ -11,29 +11,20 @@ import { NOT_STATED, RESERVED_SOURCE_TYPES, UNCATEGORISED } from '../domain/voca
 import { CLOSED_SERVED } from './populations.ts';
 import type { DB, JobRow } from './schema.ts';
 
-/** A job row joined with its company's current slug and logo. */
-export type JobViewRow = Omit<JobRow, 'title_tsv' | 'search_tsv' | 'description_tsv' | 'description_text'> & {
-  company_slug: string;
-  company_logo: string | null;
-  /** The company's registrable domain (companies.domain), served as company_domain (issue 19). */
-  company_domain: string | null;
-  sort_key_text: string;
-};
-
-/** Every served column of a job row, under the alias `j` (shared by the listing and feed queries). */
+/**
+ * The columns of a job row the served Job shape reads (http/presenters/job.ts), and nothing more:
+ * fetching and decoding the other stored columns (hashes, counters, internal stamps) was a third of
+ * a listing's Node.js time (issue 22).
+ */
 export const JOB_COLUMNS = [
   'j.id',
   'j.slug',
   'j.provider_id',
-  'j.target_id',
-  'j.source_posting_id',
-  'j.company_id',
   'j.company_name',
   'j.title',
   'j.location',
   'j.country',
   'j.city',
-  'j.state',
   'j.remote',
   'j.remote_inferred',
   'j.employment_type',
@@ -41,22 +32,16 @@ export const JOB_COLUMNS = [
   'j.category',
   'j.category_confidence',
   'j.posted_at',
-  'j.sort_key',
   'j.first_seen_at',
   'j.last_verified_at',
-  'j.content_changed_at',
   'j.status',
   'j.closed_at',
   'j.closed_reason',
   'j.upstream_expired_at',
-  'j.upstream_closes_at',
-  'j.withheld_kind',
   'j.quality_verdict',
   'j.quality_rule_id',
   'j.quality_matched_host',
-  'j.poster_type',
   'j.apply_url',
-  'j.posting_url',
   'j.source_type',
   'j.provider_type',
   'j.has_description',
@@ -70,13 +55,22 @@ export const JOB_COLUMNS = [
   'j.salary_max_annual_eur',
   'j.field_sources',
   'j.attribution',
+  'j.state',
+  'j.upstream_closes_at',
   'j.canonical_url',
-  'j.content_hash',
-  'j.missed_crawls',
-  'j.served',
-  'j.created_at',
-  'j.updated_at',
 ] as const;
+
+/** The name of a column of {@link JOB_COLUMNS}, without its alias. */
+type ServedColumn = (typeof JOB_COLUMNS)[number] extends `j.${infer C}` ? C : never;
+
+/** A job row's served columns joined with its company's current slug and logo. */
+export type JobViewRow = Pick<JobRow, ServedColumn & keyof JobRow> & {
+  company_slug: string;
+  company_logo: string | null;
+  /** The company's registrable domain (companies.domain), served as company_domain (issue 19). */
+  company_domain: string | null;
+  sort_key_text: string;
+};
 
 const LIST_COLUMNS = JOB_COLUMNS.filter((c): c is Exclude<(typeof JOB_COLUMNS)[number], 'j.description_html'> => c !== 'j.description_html');
 

@@ -18,6 +18,7 @@ import type { SignedInAccount } from '../../src/http/routes/checkout.ts';
 import type { ReportSettings } from '../../src/reports/snapshots.ts';
 import type { SiteOptions } from '../../src/site/site.ts';
 import { createApiKey, type CreatedKey } from '../../src/access/api-keys.ts';
+import type { KeyChangeSignal } from '../../src/store/key-changes.ts';
 import { cursorSecret } from '../../src/store/settings.ts';
 import { validatingInject } from './contract.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
@@ -45,6 +46,8 @@ export interface TestAppOptions {
   signedInAccount?: SignedInAccount;
   /** The website (absent: none, as in most tests). */
   site?: SiteOptions;
+  /** The key-change signal (absent: no key cache, as in most tests). */
+  keyChanges?: KeyChangeSignal;
 }
 
 /** The keyless burst of test apps unless a test asks for another. */
@@ -80,6 +83,7 @@ export async function buildTestApp(t: TestDatabase, options: TestAppOptions = {}
     billing: options.billing?.(t),
     signedInAccount: options.signedInAccount,
     site: options.site,
+    keyChanges: options.keyChanges,
   });
   if (options.contract !== false) validatingInject(app);
   if (redis) {

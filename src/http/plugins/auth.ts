@@ -31,7 +31,7 @@ export function requireApiKey(ctx: AppContext) {
   const stampedAt = new Map<string, number>();
   return async (request: FastifyRequest, _reply: FastifyReply): Promise<void> => {
     const presented = keyFromAuthorization(request.headers.authorization);
-    const authenticated = presented ? await authenticateKey(ctx.db, presented) : undefined;
+    const authenticated = presented ? await authenticateKey(ctx.db, presented, new Date(), ctx.keyCache) : undefined;
     if (!authenticated) throw unauthorized();
     request.apiKey = authenticated;
     const now = Date.now();

@@ -40,7 +40,7 @@ const PAGE = `<!doctype html>
 <title>jobledger API reference</title>
 </head>
 <body>
-<div id="api-reference"></div>
+<div id="reference"></div>
 <script src="/docs/assets/scalar.js"></script>
 <script src="/docs/assets/api-docs.js"></script>
 </body>

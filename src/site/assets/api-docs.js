@@ -2,7 +2,7 @@
 // only). Renders the live OpenAPI document with Scalar's standalone build, served by this server.
 // "Try it" sends requests to this same origin (the document's first server).
 /* global Scalar */
-Scalar.createApiReference('#api-reference', {
+Scalar.createApiReference('#reference', {
   url: '/v1/openapi.json',
   // System fonts: the bundled CSS names Scalar's font CDN, which the page's CSP (font-src 'self') refuses.
   withDefaultFonts: false,
@@ -13,5 +13,6 @@ Scalar.createApiReference('#api-reference', {
   defaultOpenAllTags: true,
   agent: { disabled: true },
   mcp: { disabled: true },
+  showDeveloperTools: 'never',
   metaData: { title: 'jobledger API reference' },
 });

@@ -23,6 +23,7 @@ import { ApiError } from '../domain/errors.ts';
 import { sendApiError, toApiError } from '../http/errors.ts';
 import type { Mailer } from '../mail/mailer.ts';
 import { humanCheck } from './altcha.ts';
+import { apiDocsRoutes } from './api-docs.ts';
 import { assetRoutes } from './assets.ts';
 import { authRoutes } from './auth-routes.ts';
 import { FORM_BODY_LIMIT, fromBrowserForm, renderPage, sessionAccount, type SiteContext } from './context.ts';
@@ -189,6 +190,7 @@ export function sitePlugin(options: SiteOptions, services: SiteServices) {
     });
 
     await app.register(assetRoutes());
+    await app.register(apiDocsRoutes()); // /docs: the API reference (issue 19)
     await app.register(pageRoutes(ctx));
     await app.register(authRoutes(ctx));
     await app.register(formRoutes(ctx));

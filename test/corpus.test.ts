@@ -3,7 +3,7 @@
  * enrichment → quality gate → ledger), as a client sees them on /v1/jobs.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { FIELD_SOURCE_KEYS } from '../src/domain/field-sources.ts';
+import { FIELD_SOURCE_KEYS, SERVED_FIELD_SOURCE_KEYS } from '../src/domain/field-sources.ts';
 import type { Job } from '../src/domain/job.ts';
 import { bearer, useCorpusApp } from './helpers/app.ts';
 
@@ -66,10 +66,14 @@ describe('the imported real corpus on /v1/jobs', () => {
     }
   });
 
-  it('tells the truth in all nine field_sources keys on every row', () => {
+  it('tells the truth in all twelve field_sources keys on every row', () => {
     for (const job of all) {
       const fs = job.field_sources;
-      expect(Object.keys(fs).sort()).toEqual([...FIELD_SOURCE_KEYS].sort());
+      expect(Object.keys(fs).sort()).toEqual([...FIELD_SOURCE_KEYS, ...SERVED_FIELD_SOURCE_KEYS].sort());
+      // The three served at read time (issue 19): absent exactly when the field is.
+      expect(fs.company_domain === 'absent', `${job.id} company_domain`).toBe(job.company_domain === undefined);
+      expect(fs.state === 'absent', `${job.id} state`).toBe(job.state === undefined);
+      expect(fs.expires_at === 'absent', `${job.id} expires_at`).toBe(job.expires_at === undefined);
       // remote: published = read from the source, inferred = derived, absent = no remote field.
       expect(fs.remote === 'absent', `${job.id} remote`).toBe(job.remote === undefined);
       expect(job.remote_inferred, `${job.id} remote_inferred`).toBe(fs.remote === 'inferred');

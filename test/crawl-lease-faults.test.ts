@@ -6,6 +6,7 @@
  */
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { DEMO_TARGETS } from './helpers/fixtures.ts';
 import { processLeaseOwner } from '../src/ingest/crawl-lease.ts';
 import { logLines, runCli, startCli } from './helpers/cli-process.ts';
 import { useTestDatabase } from './helpers/database.ts';
@@ -44,11 +45,11 @@ describe('crawl leases of a killed ingest', () => {
 
     const rerun = await runCli(['ingest', '--demo'], env);
     expect(rerun.code, rerun.output).toBe(0);
-    expect(logLines(rerun.output, 'import finished')[0]).toMatchObject({ targets: 63, failed: 0, busy: 0 });
+    expect(logLines(rerun.output, 'import finished')[0]).toMatchObject({ targets: DEMO_TARGETS, failed: 0, busy: 0 });
     const takeovers = logLines(rerun.output, 'took over the crawl lease of a process that died while crawling');
     expect(takeovers.map((l) => l.target).sort()).toEqual(stale.map((l) => l.id).sort());
     const targets = await t.db.selectFrom('crawl_targets').select(['id', 'last_success_at', 'lease_owner']).execute();
-    expect(targets).toHaveLength(63);
+    expect(targets).toHaveLength(DEMO_TARGETS);
     for (const target of targets) {
       expect(target.last_success_at, target.id).not.toBeNull();
       expect(target.lease_owner, target.id).toBeNull();

@@ -11,6 +11,7 @@ import path from 'node:path';
 import pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_TARGETS } from './helpers/fixtures.ts';
 import { openDatabase, type Database } from '../src/store/database.ts';
 import { createKey } from './helpers/app.ts';
 import { logLines, runCli, startCli, type CliProcess } from './helpers/cli-process.ts';
@@ -141,14 +142,14 @@ describe('an ingest whose PostgreSQL restarts', () => {
     expect(code).toBe(1);
     expect(output).toMatch(/jobledger ingest: \d+ boards? failed \([^)]*\bnothing changed for them\)/);
     const finished = logLines(output, 'import finished')[0];
-    expect(finished).toMatchObject({ targets: 63 });
+    expect(finished).toMatchObject({ targets: DEMO_TARGETS });
     expect(finished!.failed).toBeGreaterThan(0);
 
     // The rerun brings every board in.
     const rerun = await runCli(['ingest', '--demo'], env);
     expect(rerun.code, rerun.output).toBe(0);
-    expect(logLines(rerun.output, 'import finished')[0]).toMatchObject({ targets: 63, failed: 0, busy: 0 });
+    expect(logLines(rerun.output, 'import finished')[0]).toMatchObject({ targets: DEMO_TARGETS, failed: 0, busy: 0 });
     const { rows } = await cluster.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM crawl_targets WHERE last_success_at IS NOT NULL AND lease_owner IS NULL');
-    expect(rows[0]!.n).toBe(63);
+    expect(rows[0]!.n).toBe(DEMO_TARGETS);
   }, 600_000);
 });

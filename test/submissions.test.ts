@@ -166,6 +166,10 @@ describe('submitting and verifying', () => {
       posted_at: 'published',
       description: 'published',
       source_type: 'inferred',
+      // Served at read time (issue 19): the domain is the service's identity key, no US state, no stated closing date.
+      company_domain: 'inferred',
+      state: 'absent',
+      expires_at: 'absent',
     });
     expect(String(data.description)).toContain('<p>You build the services our robots talk to.</p>');
     expect(await events(answer.job_id)).toEqual(['created']);

@@ -111,3 +111,6 @@ export function targetOf(entry: ManifestEntry, extra: Partial<CrawlTarget> = {})
   if (entry.domain) target.companyDomain = entry.domain;
   return { ...target, ...extra };
 }
+
+/** How many targets the demo (`fixtures/manifest.json`) imports: what `npm start` logs as `targets`. */
+export const DEMO_TARGETS: number = (JSON.parse(fs.readFileSync(path.join(FIXTURES, 'manifest.json'), 'utf8')) as ManifestEntry[]).length;

@@ -354,6 +354,84 @@ export function configText(): string {
   return SETTINGS.map((s) => `${s.env}=${s.default ?? ''}\n    ${s.description}\n`).join('');
 }
 
+/** One setting as `jobledger config --check` shows it. */
+export interface EffectiveSetting {
+  env: string;
+  /** The value in effect as the environment spells it (secrets masked); undefined: unset. */
+  shown: string | undefined;
+  /** `environment` when the variable is set (and not empty), else `default`. */
+  source: 'environment' | 'default';
+  /** Why the value cannot be used (the ConfigError's message); undefined when it is valid. */
+  error?: string;
+}
+
+/**
+ * A secret's value as it may be printed: a URL keeps its scheme, user, host, port, path and query with
+ * the password (and any query parameter named like a password, key or token) replaced by `***`, so the
+ * operator sees which database or Redis is meant and whether TLS is asked for; anything else shows
+ * only that it is set.
+ */
+export function maskSecret(value: string): string {
+  try {
+    const url = new URL(value);
+    if (url.host !== '') {
+      if (url.password) url.password = '***';
+      for (const name of [...url.searchParams.keys()]) if (/pass|secret|key|token/i.test(name)) url.searchParams.set(name, '***');
+      return url.href.replaceAll('%2A%2A%2A', '***');
+    }
+  } catch {
+    // not a URL: fall through
+  }
+  return '*** (set)';
+}
+
+/**
+ * Every setting's effective value from `env` (secrets masked by {@link maskSecret}), each checked on
+ * its own so that every bad value is reported at once, then the checks across settings
+ * (`stripeSettings`), whose refusal is returned as `crossError`.
+ */
+export function effectiveSettings(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): { settings: EffectiveSetting[]; crossError?: string } {
+  const settings: EffectiveSetting[] = [];
+  let allValid = true;
+  leaves(ConfigSchema, (s) => {
+    if (s.env === undefined) return;
+    const raw = env[s.env];
+    const fromEnv = raw !== undefined && raw !== '';
+    const text = fromEnv ? raw : defaultText(s);
+    const entry: EffectiveSetting = { env: s.env, shown: text === undefined ? undefined : s.secret ? maskSecret(text) : text, source: fromEnv ? 'environment' : 'default' };
+    try {
+      readSetting(s, env, (p) => path.resolve(cwd, p));
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      entry.error = error.message;
+      allValid = false;
+    }
+    settings.push(entry);
+  });
+  if (!allValid) return { settings };
+  try {
+    loadConfig(env, cwd);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    return { settings, crossError: error.message };
+  }
+  return { settings };
+}
+
+/**
+ * `jobledger config --check`: one line per variable, `NAME=value` with `(default)` when unset and
+ * `INVALID: reason` after a refused value, then the cross-setting refusal if any.
+ * `ok` is false when any value is refused.
+ */
+export function configCheckText(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): { text: string; ok: boolean } {
+  const { settings, crossError } = effectiveSettings(env, cwd);
+  const lines = settings.map((s) => `${s.env}=${s.shown ?? ''}${s.source === 'default' ? '  (default)' : ''}${s.error ? `  INVALID: ${s.error}` : ''}`);
+  const invalid = settings.filter((s) => s.error).length + (crossError ? 1 : 0);
+  if (crossError) lines.push(`INVALID: ${crossError}`);
+  lines.push(invalid === 0 ? 'configuration is valid' : `${invalid} invalid setting${invalid === 1 ? '' : 's'}`);
+  return { text: lines.join('\n') + '\n', ok: invalid === 0 };
+}
+
 /** The README's configuration table (Markdown), one row per variable. */
 export function configTable(): string {
   const rows = SETTINGS.map((s) => {

@@ -85,6 +85,22 @@ export const ConfigSchema = Type.Object({
     maximum: 86_400,
     description: 'Seconds between refreshes of the report snapshots (freshness, coverage, stats); a snapshot older than twice this is reported stale.',
   }),
+  /** Prometheus metrics (main/metrics.ts, docs/deploy.md). */
+  metrics: Type.Object({
+    port: Setting.integer('JOBLEDGER_METRICS_PORT', {
+      default: 0,
+      minimum: 0,
+      maximum: 65535,
+      description:
+        'Port of a separate listener serving `GET /metrics` (Prometheus text format) on HOST, in `serve` and `worker`; keep it on a private network. 0 (the default) serves no metrics.',
+    }),
+    token: Setting.optionalText('JOBLEDGER_METRICS_TOKEN', {
+      pattern: '^[\\x21-\\x7e]{16,}$',
+      mustBe: 'be at least 16 visible ASCII characters',
+      secret: true,
+      description: 'When set, `/metrics` answers only requests with `Authorization: Bearer <token>` (401 otherwise). Unset: anyone who reaches the metrics port may read it.',
+    }),
+  }),
   /** The ECB euro reference rates behind salary_*_annual_eur and the freshness report (ingest/fx-refresh.ts). */
   fx: Type.Object({
     fetch: Setting.boolean('JOBLEDGER_FX_FETCH', {

@@ -24,6 +24,13 @@ export const ConfigSchema = Type.Object({
     secret: true,
     description: 'External PostgreSQL (15 or newer). Unset: an embedded PostgreSQL is started in the data directory.',
   }),
+  dbPoolMax: Setting.integer('JOBLEDGER_DB_POOL_MAX', {
+    default: 10,
+    minimum: 1,
+    maximum: 1000,
+    description:
+      "Connections in each process's main PostgreSQL pool (the crawl worker opens its own small pools besides). Size the sum over all processes below the server's max_connections (docs/deploy.md).",
+  }),
   dataDir: Setting.directory('JOBLEDGER_DATA_DIR', { default: './data', description: 'Data directory; the embedded PostgreSQL cluster lives in its `pg/` folder.' }),
   embeddedPgPort: Setting.integer('JOBLEDGER_EMBEDDED_PG_PORT', {
     default: 54329,

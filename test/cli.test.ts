@@ -35,6 +35,19 @@ describe('the jobledger command', () => {
     for (const name of ['PORT=8080', 'DATABASE_URL=', 'JOBLEDGER_DATA_DIR=./data', 'REDIS_URL=', 'JOBLEDGER_FETCH_ALLOW=']) expect(stdout).toContain(name);
   });
 
+  it('prints its version, and checks the effective configuration with secrets masked', async () => {
+    const { version } = JSON.parse(await import('node:fs/promises').then((fs) => fs.readFile(path.resolve(import.meta.dirname, '../package.json'), 'utf8'))) as { version: string };
+    expect((await jobledger(['--version'])).stdout.trim()).toBe(version);
+    const good = await jobledger(['config', '--check'], { DATABASE_URL: 'postgres://app:hunter2@db:5432/x', PORT: '9000' });
+    expect(good.stdout).toContain('DATABASE_URL=postgres://app:***@db:5432/x');
+    expect(good.stdout).not.toContain('hunter2');
+    expect(good.stdout).toContain('PORT=9000\n');
+    await expect(jobledger(['config', '--check'], { PORT: 'eighty' })).rejects.toMatchObject({
+      code: 1,
+      stdout: expect.stringContaining('PORT=eighty  INVALID: PORT must be an integer'),
+    });
+  });
+
   it('creates a key, prints its secret once, and lists it by prefix only', async () => {
     const created = await jobledger(['keys', 'create', '--plan', 'explore', '--name', 'cli test'], { DATABASE_URL: t.url });
     const secret = /secret \(shown once\): (\S+)/.exec(created.stdout)?.[1];

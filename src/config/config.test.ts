@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, SETTINGS, configTable, configText, loadConfig, stripeSettings } from './config.ts';
+import { ConfigError, SETTINGS, configCheckText, configTable, configText, loadConfig, maskSecret, stripeSettings } from './config.ts';
 
 const readme = readFileSync(path.resolve(import.meta.dirname, '../../README.md'), 'utf8');
 
@@ -86,5 +86,34 @@ describe('the configuration schema', () => {
     expect(readme).toContain(configTable());
     for (const s of SETTINGS) expect(configText()).toContain(`${s.env}=${s.default ?? ''}\n    ${s.description}\n`);
     expect(new Set(SETTINGS.map((s) => s.env)).size).toBe(SETTINGS.length);
+  });
+});
+
+describe('jobledger config --check', () => {
+  it('prints effective values with secrets masked, and names defaults', () => {
+    const { text, ok } = configCheckText({ DATABASE_URL: 'postgres://app:s3cret@db.internal:5432/ledger?sslmode=verify-full&password=x2', PORT: '9000', JOBLEDGER_STRIPE_SECRET_KEY: '' }, '/srv');
+    expect(ok).toBe(true);
+    expect(text).toContain('PORT=9000\n');
+    expect(text).toContain('HOST=0.0.0.0  (default)');
+    expect(text).toContain('DATABASE_URL=postgres://app:***@db.internal:5432/ledger?sslmode=verify-full&password=***\n');
+    expect(text).not.toContain('s3cret');
+    expect(text).not.toContain('x2');
+    expect(text).toMatch(/configuration is valid\n$/);
+  });
+
+  it('masks a secret that is not a URL entirely', () => {
+    expect(maskSecret('sk_live_abcdef')).toBe('*** (set)');
+  });
+
+  it('reports every invalid value, and the checks across settings, as not ok', () => {
+    const bad = configCheckText({ PORT: 'abc', LOG_LEVEL: 'loud', REDIS_URL: 'http://pw@x' });
+    expect(bad.ok).toBe(false);
+    expect(bad.text).toContain('PORT=abc  INVALID: PORT must be an integer from 0 to 65535, got "abc"');
+    expect(bad.text).toContain('LOG_LEVEL=loud  INVALID:');
+    expect(bad.text).toContain('3 invalid settings');
+    const cross = configCheckText({ JOBLEDGER_STRIPE_SECRET_KEY: 'sk_test_123' });
+    expect(cross.ok).toBe(false);
+    expect(cross.text).toContain('INVALID: JOBLEDGER_STRIPE_SECRET_KEY is set but JOBLEDGER_STRIPE_WEBHOOK_SECRET is not');
+    expect(cross.text).not.toContain('sk_test_123');
   });
 });

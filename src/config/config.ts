@@ -19,6 +19,7 @@ export const ConfigSchema = Type.Object({
   port: Setting.integer('PORT', 8080, [0, 65535], 'HTTP port of the API server.'),
   host: Setting.text('HOST', '0.0.0.0', 'Address the API server listens on.'),
   databaseUrl: Setting.optionalText('DATABASE_URL', { pattern: '^postgres(ql)?://', mustBe: 'start with postgres:// or postgresql://', secret: true }, 'External PostgreSQL (15 or newer). Unset: an embedded PostgreSQL is started in the data directory.'),
+  dbPoolMax: Setting.integer('JOBLEDGER_DB_POOL_MAX', 10, [1, 1000], "Connections in each process's main PostgreSQL pool (the crawl worker opens its own small pools besides). Size the sum over all processes below the server's max_connections (docs/deploy.md)."),
   dataDir: Setting.directory('JOBLEDGER_DATA_DIR', './data', 'Data directory; the embedded PostgreSQL cluster lives in its `pg/` folder.'),
   embeddedPgPort: Setting.integer('JOBLEDGER_EMBEDDED_PG_PORT', 54329, [1, 65535], 'Loopback port of the embedded PostgreSQL. CLI commands find a running instance through its data directory.'),
   redisUrl: Setting.optionalText('REDIS_URL', { pattern: '^rediss?://', mustBe: 'start with redis:// or rediss://', secret: true }, 'Redis for request counters shared by several API processes. Unset: see `JOBLEDGER_REQUEST_COUNTERS`. When Redis is unreachable, each process counts on its own until it answers (fail open).'),
@@ -33,6 +34,11 @@ export const ConfigSchema = Type.Object({
   trustProxyHops: Setting.integer('JOBLEDGER_TRUST_PROXY_HOPS', 0, [0, 10], 'Reverse-proxy hops whose X-Forwarded-For is trusted for the client address; 0 uses the socket address.'),
   keylessBurst: Setting.integer('JOBLEDGER_KEYLESS_BURST', 10, [0, 100_000], 'Keyless (/public) requests allowed per 5 seconds and client address (about 2 per second); beyond it 429. 0 turns the limit off (e.g. behind a CDN that limits).'),
   reportRefreshSeconds: Setting.integer('JOBLEDGER_REPORT_REFRESH_SECONDS', 900, [10, 86_400], 'Seconds between refreshes of the report snapshots (freshness, coverage, stats); a snapshot older than twice this is reported stale.'),
+  /** Prometheus metrics (observability/metrics.ts, docs/deploy.md). */
+  metrics: Type.Object({
+    port: Setting.integer('JOBLEDGER_METRICS_PORT', 0, [0, 65535], 'Port of a separate listener serving `GET /metrics` (Prometheus text format) on HOST, in `serve` and `worker`; keep it on a private network. 0 (the default) serves no metrics.'),
+    token: Setting.optionalText('JOBLEDGER_METRICS_TOKEN', { pattern: '^[\\x21-\\x7e]{16,}$', mustBe: 'be at least 16 visible ASCII characters', secret: true }, 'When set, `/metrics` answers only requests with `Authorization: Bearer <token>` (401 otherwise). Unset: anyone who reaches the metrics port may read it.'),
+  }),
   /** The ECB euro reference rates behind salary_*_annual_eur and the freshness report (ingest/fx-refresh.ts). */
   fx: Type.Object({
     fetch: Setting.boolean('JOBLEDGER_FX_FETCH', true, 'Fetch the ECB daily reference rates on a schedule in the crawl worker (true/false). Always off in the demo (`--demo`, `npm start`), which uses the bundled history, and in the CLI processes the tests start.'),
@@ -201,6 +207,84 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd: string = p
 /** `jobledger config`: each variable with its default, then its meaning indented. */
 export function configText(): string {
   return SETTINGS.map((s) => `${s.env}=${s.default ?? ''}\n    ${s.description}\n`).join('');
+}
+
+/** One setting as `jobledger config --check` shows it. */
+export interface EffectiveSetting {
+  env: string;
+  /** The value in effect as the environment spells it (secrets masked); undefined: unset. */
+  shown: string | undefined;
+  /** `environment` when the variable is set (and not empty), else `default`. */
+  source: 'environment' | 'default';
+  /** Why the value cannot be used (the ConfigError's message); undefined when it is valid. */
+  error?: string;
+}
+
+/**
+ * A secret's value as it may be printed: a URL keeps its scheme, user, host, port, path and query with
+ * the password (and any query parameter named like a password, key or token) replaced by `***`, so the
+ * operator sees which database or Redis is meant and whether TLS is asked for; anything else shows
+ * only that it is set.
+ */
+export function maskSecret(value: string): string {
+  try {
+    const url = new URL(value);
+    if (url.host !== '') {
+      if (url.password) url.password = '***';
+      for (const name of [...url.searchParams.keys()]) if (/pass|secret|key|token/i.test(name)) url.searchParams.set(name, '***');
+      return url.href.replaceAll('%2A%2A%2A', '***');
+    }
+  } catch {
+    // not a URL: fall through
+  }
+  return '*** (set)';
+}
+
+/**
+ * Every setting's effective value from `env` (secrets masked by {@link maskSecret}), each checked on
+ * its own so that every bad value is reported at once, then the checks across settings
+ * (`stripeSettings`), whose refusal is returned as `crossError`.
+ */
+export function effectiveSettings(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): { settings: EffectiveSetting[]; crossError?: string } {
+  const settings: EffectiveSetting[] = [];
+  let allValid = true;
+  leaves(ConfigSchema, (s) => {
+    if (s.env === undefined) return;
+    const raw = env[s.env];
+    const fromEnv = raw !== undefined && raw !== '';
+    const text = fromEnv ? raw : defaultText(s);
+    const entry: EffectiveSetting = { env: s.env, shown: text === undefined ? undefined : s.secret ? maskSecret(text) : text, source: fromEnv ? 'environment' : 'default' };
+    try {
+      readSetting(s, env, (p) => path.resolve(cwd, p));
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      entry.error = error.message;
+      allValid = false;
+    }
+    settings.push(entry);
+  });
+  if (!allValid) return { settings };
+  try {
+    loadConfig(env, cwd);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    return { settings, crossError: error.message };
+  }
+  return { settings };
+}
+
+/**
+ * `jobledger config --check`: one line per variable, `NAME=value` with `(default)` when unset and
+ * `INVALID: reason` after a refused value, then the cross-setting refusal if any.
+ * `ok` is false when any value is refused.
+ */
+export function configCheckText(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): { text: string; ok: boolean } {
+  const { settings, crossError } = effectiveSettings(env, cwd);
+  const lines = settings.map((s) => `${s.env}=${s.shown ?? ''}${s.source === 'default' ? '  (default)' : ''}${s.error ? `  INVALID: ${s.error}` : ''}`);
+  const invalid = settings.filter((s) => s.error).length + (crossError ? 1 : 0);
+  if (crossError) lines.push(`INVALID: ${crossError}`);
+  lines.push(invalid === 0 ? 'configuration is valid' : `${invalid} invalid setting${invalid === 1 ? '' : 's'}`);
+  return { text: lines.join('\n') + '\n', ok: invalid === 0 };
 }
 
 /** The README's configuration table (Markdown), one row per variable. */

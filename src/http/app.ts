@@ -34,6 +34,7 @@ import { exportRoutes } from './routes/export.ts';
 import { keyedJobRoutes, keylessJobRoutes } from './routes/jobs.ts';
 import { meRoutes } from './routes/me.ts';
 import { planRoutes } from './routes/plans.ts';
+import { installRequestObservability, requestId } from './plugins/metrics.ts';
 import { keyedReportRoutes, keylessReportRoutes } from './routes/reports.ts';
 import { syncRoutes } from './routes/sync.ts';
 import { keyedMetaRoutes, keylessMetaRoutes } from './routes/meta.ts';
@@ -154,7 +155,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // The client address matters for the keyless limit only. Behind N proxies, the Nth address from the
     // right of X-Forwarded-For is the client; with no trusted hop the socket address is.
     trustProxy: trustedHops(options.trustProxyHops ?? 0),
+    requestIdHeader: false,
+    genReqId: requestId,
   });
+  installRequestObservability(app);
   // RFC 9112 §3.2: an HTTP/1.1 request without Host is refused with 400. First hook of all.
   app.addHook('onRequest', async (request, reply) => {
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {

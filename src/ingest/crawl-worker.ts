@@ -24,6 +24,7 @@ import { PgBoss } from 'pg-boss';
 import type { CrawlTargetRow } from '../store/schema.ts';
 import { dueTargets, listTargets, toCrawlTarget, withHostSlot } from '../store/crawl-targets.ts';
 import { sweepUpstreamClosures } from '../store/ledger.ts';
+import { observeCrawl } from '../observability/metrics.ts';
 import { crawlTarget, loadProviders, MAX_CRAWL_SECONDS, type CrawlReport, type PipelineDeps } from './pipeline.ts';
 
 /** The pg-boss queue of crawl jobs. */
@@ -106,6 +107,7 @@ export async function startCrawlWorker(options: CrawlWorkerOptions): Promise<Cra
         const [row] = await listTargets(deps.db, { ids: [job.data.targetId] });
         if (!row) continue;
         const report = await withHostSlot(deps.db, crawlHost(deps, row), options.perHost, () => crawlTarget(deps, providers, row, { onlyIfDue: true }));
+        observeCrawl(row.provider_id, report);
         options.onReport?.(report);
       }
     },

@@ -6,7 +6,8 @@ import path from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { SingleBar, Presets } from 'cli-progress';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { configText, ConfigError } from '../config/config.ts';
+import { readFileSync } from 'node:fs';
+import { configCheckText, configText, ConfigError } from '../config/config.ts';
 import { CONNECTOR_IDS, isConnectorId, type ConnectorId } from '../ingest/connectors/registry.ts';
 import { bareDomain } from '../domain/domain-name.ts';
 import { createApiKey, KeyInputError, listApiKeys, renameApiKey, revokeApiKey, rotateApiKey } from '../access/api-keys.ts';
@@ -62,9 +63,13 @@ function seconds(value: string): number {
   return Number(match[1]) * unit;
 }
 
+/** The package's version (package.json), printed by `jobledger --version`. */
+const VERSION = (JSON.parse(readFileSync(path.resolve(import.meta.dirname, '../../package.json'), 'utf8')) as { version: string }).version;
+
 const program = new Command();
 program
   .name('jobledger')
+  .version(VERSION, '-V, --version', 'print the version of jobledger')
   .description('A self-hostable ledger and HTTP/JSON API of employer-direct job vacancies.')
   .showHelpAfterError()
   .addHelpText('after', '\nSettings come from environment variables; `jobledger config` lists them with their defaults.');
@@ -185,9 +190,16 @@ program
 
 program
   .command('config')
-  .description('List every environment variable the service reads, with its default.')
-  .action(() => {
-    process.stdout.write(configText());
+  .description('List every environment variable the service reads, with its default. With --check: the effective values from this environment (secrets masked), exit 1 when one is invalid.')
+  .option('--check', 'print the effective value of every setting (secrets masked) and exit non-zero when any is invalid', false)
+  .action((options: { check: boolean }) => {
+    if (!options.check) {
+      process.stdout.write(configText());
+      return;
+    }
+    const { text, ok } = configCheckText();
+    process.stdout.write(text);
+    if (!ok) process.exitCode = 1;
   });
 
 /** Run `work` against the ledger, closing it afterwards. */

@@ -30,6 +30,7 @@ export async function openRuntime(options: { statementTimeout?: 'api' | 'ingest'
       embeddedPgPort: config.embeddedPgPort,
       statementTimeoutMs: { api: config.statementTimeoutMs, ingest: config.ingestStatementTimeoutMs, none: 0 }[options.statementTimeout ?? 'api'],
       applicationName: options.applicationName,
+      maxConnections: config.dbPoolMax,
     },
     log,
   );

@@ -22,7 +22,8 @@ import { DEMO_KEY_PLAN, ensureDemoKey, startDemoSources } from './demo.ts';
 import { runImport } from './import.ts';
 import { openRequestCounters } from './request-counters.ts';
 import { onShutdownSignal, openRuntime } from './runtime.ts';
-import { configuredSources, startWorker, type RunningWorker, type WorkerSources } from './worker.ts';
+import type { MetricsServer } from '../observability/metrics.ts';
+import { configuredSources, startMetricsListener, startWorker, type RunningWorker, type WorkerSources } from './worker.ts';
 
 export interface ServeOptions {
   demo: boolean;
@@ -55,6 +56,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   let redis: Redis | undefined;
   let refresher: ReportRefresher | undefined;
   let worker: RunningWorker | undefined;
+  let metrics: MetricsServer | undefined;
   let mailer: Mailer | undefined;
   let submissionSweep: { stop(): void } | undefined;
   let keyChanges: KeyChangeListener | undefined;
@@ -110,6 +112,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     });
     log.info({ payments: stripe ? 'stripe' : 'off', plansOnSale: stripe ? Object.keys(stripe.prices) : [] }, 'checkout');
     await app.listen({ port: config.port, host: config.host });
+    metrics = await startMetricsListener(config, log, database);
     // Report snapshots are the worker's job (docs/architecture.md); until a separate worker runs them,
     // the API process refreshes them on a timer, on the API pool (each report is one short query set).
     refresher = startReportRefresher(database.db, log, reports);
@@ -130,6 +133,7 @@ export async function serve(options: ServeOptions): Promise<void> {
       submissionSweep?.stop();
       await app.close();
       await keyChanges?.close();
+      await metrics?.close();
       mailer?.close();
       redis?.disconnect();
       await worker?.stop();
@@ -140,6 +144,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   } catch (error) {
     redis?.disconnect();
     await keyChanges?.close();
+    await metrics?.close().catch(() => undefined);
     await refresher?.stop().catch(() => undefined);
     submissionSweep?.stop();
     await worker?.stop().catch(() => undefined);

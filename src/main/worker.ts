@@ -14,6 +14,7 @@ import type { PipelineDeps } from '../ingest/pipeline.ts';
 import { createPostingProbe } from '../ingest/posting-probe.ts';
 import { connect, type Database } from '../store/database.ts';
 import { startDemoSources } from './demo.ts';
+import { startMetricsServer, watchLedger, type MetricsServer } from '../observability/metrics.ts';
 import { onShutdownSignal, openRuntime } from './runtime.ts';
 
 /** Where the worker's crawls go: the real APIs (config `sources`) or the demo's replay server. */
@@ -100,6 +101,21 @@ export async function startWorker(config: Config, log: Logger, database: Databas
   }
 }
 
+/**
+ * The `/metrics` listener of a `serve` or `worker` process when `JOBLEDGER_METRICS_PORT` is set, with
+ * the ledger gauges read through this process's pool; undefined when metrics are off.
+ */
+export async function startMetricsListener(config: Config, log: Logger, database: Database): Promise<MetricsServer | undefined> {
+  if (config.metrics.port === 0) return undefined;
+  watchLedger(database.db, database.pool);
+  try {
+    return await startMetricsServer({ port: config.metrics.port, host: config.host, token: config.metrics.token, log });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new Error(`JOBLEDGER_METRICS_PORT ${config.metrics.port} is already in use; set another port`, { cause: error });
+    throw error;
+  }
+}
+
 /** `jobledger worker [--demo]`: run the crawl worker until SIGINT/SIGTERM. */
 export async function runWorker(options: { demo: boolean }): Promise<void> {
   const rt = await openRuntime({ applicationName: 'jobledger-worker' });
@@ -114,7 +130,9 @@ export async function runWorker(options: { demo: boolean }): Promise<void> {
       await seedDemoTargets(database.db);
     }
     const worker = await startWorker(config, log, database, sources);
+    const metrics = await startMetricsListener(config, log, database);
     onShutdownSignal(log, async () => {
+      await metrics?.close();
       await worker.stop();
       await closeReplay?.();
       await database.close();

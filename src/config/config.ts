@@ -92,6 +92,9 @@ export const ConfigSchema = Type.Object({
     maximum: 86_400,
     description: 'Seconds between refreshes of the report snapshots (freshness, coverage, stats); a snapshot older than twice this is reported stale.',
   }),
+  /** Retention (issue 20; src/store/retention.ts, docs/sync.md): the change feed keeps this many days; older `since` answers 410 since_expired. */
+  changeEventRetentionDays: Setting.integer('JOBLEDGER_CHANGE_EVENT_RETENTION_DAYS', { default: 90, minimum: 1, maximum: 36_500, description: 'Days of change events the change feed keeps; older events are deleted in batches by the retention chore, and a since before the oldest kept event answers 410 since_expired.' }),
+  crawlRunRetentionDays: Setting.integer('JOBLEDGER_CRAWL_RUN_RETENTION_DAYS', { default: 90, minimum: 1, maximum: 36_500, description: 'Days of crawl run history (crawl_runs) kept; older runs are deleted in batches by the retention chore.' }),
   /** Prometheus metrics (main/metrics.ts, docs/deploy.md). */
   metrics: Type.Object({
     port: Setting.integer('JOBLEDGER_METRICS_PORT', {

@@ -152,7 +152,7 @@ describe('the OpenAPI contract', () => {
     expect(contract.problems('GET', '/v1/nothing', { statusCode: 404, headers: json, body: JSON.stringify(error) })).toEqual([]);
     // NDJSON bodies are checked line by line.
     const ndjson = { 'content-type': 'application/x-ndjson; charset=utf-8' };
-    const end = JSON.stringify({ complete: true, count: 0, after: null });
+    const end = JSON.stringify({ complete: true, count: 0, after: null, since: '2026-11-01T00:00:00.000Z|ffffffff-ffff-ffff-ffff-ffffffffffff' });
     expect(contract.problems('GET', '/v1/export', { statusCode: 200, headers: ndjson, body: `${end}\n` })).toEqual([]);
     expect(contract.problems('GET', '/v1/export', { statusCode: 200, headers: ndjson, body: `{"id":"x"}\n${end}\n` })[0]).toContain('line 1');
     // A 301 is documented without content.

@@ -18,6 +18,9 @@ import { bearer, buildTestApp, createKey, TEST_DOCS_URL } from './helpers/app.ts
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 import { generateJobs } from './helpers/generator.ts';
 
+/** The change-feed watermark of the final line (issue 20): a /v1/changes cursor after every committed change. */
+const WATERMARK = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z\|ffffffff-ffff-ffff-ffff-ffffffffffff$/;
+
 type Line = Job & { complete?: true; error?: string; count?: number; after?: string | null };
 type Page = { data: Job[]; next_cursor: string | null };
 
@@ -91,7 +94,7 @@ describe('bulk export on the imported corpus', () => {
     expect(res.headers['cache-control']).toBe('no-store');
     const { jobs, last } = parse(res.body);
     expect(jobs.map((j) => j.id)).toEqual(await idsWhere(sql`j.served`));
-    expect(last).toEqual({ complete: true, count: jobs.length, after: jobs[jobs.length - 1]!.id });
+    expect(last).toEqual({ complete: true, count: jobs.length, after: jobs[jobs.length - 1]!.id, since: expect.stringMatching(WATERMARK) });
     expect(jobs.every((j) => j.status === 'live' && j.description === undefined)).toBe(true);
     const described = parse((await exportOf('?include_description=true&limit=500')).body).jobs;
     expect(described.length).toBe(jobs.length);
@@ -138,7 +141,7 @@ describe('bulk export on the imported corpus', () => {
       const rest = parse((await exportOf(`?status=any&after=${full[cut]!.id.toUpperCase()}`)).body);
       expect(rest.jobs.map((j) => j.id), `cut after line ${cut}`).toEqual(full.slice(cut + 1).map((j) => j.id));
       // after: where to resume from — the last row written, or the request's own after when none was.
-      expect(rest.last).toEqual({ complete: true, count: full.length - cut - 1, after: full[full.length - 1]!.id });
+      expect(rest.last).toEqual({ complete: true, count: full.length - cut - 1, after: full[full.length - 1]!.id, since: expect.stringMatching(WATERMARK) });
     }
     expect((await exportOf('?after=not-an-id')).json()).toMatchObject({ error: 'bad_cursor' });
   });
@@ -186,6 +189,7 @@ describe('bulk export on the imported corpus', () => {
         docs: `${TEST_DOCS_URL}#record_quota_exhausted`,
         count: 1234,
         after: all[1233]!.id,
+        since: expect.stringMatching(WATERMARK),
       });
       expect(m.used).toBe(1234);
 
@@ -200,7 +204,7 @@ describe('bulk export on the imported corpus', () => {
       meter = m2;
       const second = parse((await exportOf(`?after=${cut.last.after}`)).body);
       expect(second.jobs.map((j) => j.id)).toEqual(all.slice(1234).map((j) => j.id));
-      expect(second.last).toEqual({ complete: true, count: rest, after: all[all.length - 1]!.id });
+      expect(second.last).toEqual({ complete: true, count: rest, after: all[all.length - 1]!.id, since: expect.stringMatching(WATERMARK) });
       expect(m2.used).toBe(rest);
     } finally {
       meter = undefined;

@@ -15,6 +15,8 @@ export const ERROR_STATUS = {
   not_found: 404,
   method_not_allowed: 405,
   request_timeout: 408,
+  /** A change-feed `since` before the oldest kept change event (issue 20, retention). */
+  since_expired: 410,
   key_not_purchasable: 409,
   request_headers_too_large: 431,
   bad_provider: 422,

@@ -2,9 +2,11 @@
  * The bulk export's line shapes (spec: GET /v1/export; Errors, "Export
  * exception"). The body is NDJSON: one Job per line in `id` order, then exactly one final control line
  * that tells a complete export from an interrupted one:
- * - `{"complete": true, "count": N, "after": "<last id>"|null}`: every matching row was written;
+ * - `{"complete": true, "count": N, "after": "<last id>"|null, "since": "<watermark>"}`: every matching row was written;
  * - `{"error": "record_quota_exhausted" | "query_failed" | "timeout" | "unavailable", "message", "docs",
- *   "count": N, "after": "<last id>"|null}`: the export stopped early; resume with `after`.
+ *   "count": N, "after": "<last id>"|null, "since": "<watermark>"}`: the export stopped early; resume with `after`.
+ * `since` is the change feed's watermark taken before the first row was read (issue 20): /v1/changes
+ * from it delivers every change the snapshot may have missed.
  * A body without a final control line was cut in transit; resume after the last Job's `id`.
  * Control lines never carry an `id`, Job lines always do.
  */
@@ -27,6 +29,10 @@ export const ExportCompleteSchema = Type.Object(
     after: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
       description: 'Where this export ends: the id of the last row written, or the request\'s after when none was (null when neither).',
     }),
+    since: Type.String({
+      description:
+        'The change-feed watermark: pass it as since to /v1/changes to receive every change committed after this export began reading (none lost, none already older than the snapshot). After a resumed export, use the since of the first response.',
+    }),
   },
   { description: 'Final line of a complete export.' },
 );
@@ -42,6 +48,10 @@ export const ExportErrorLineSchema = Type.Object(
     after: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
       description: 'Resume with after=<this>: the id of the last row written, or the request\'s after when none was (null when neither).',
     }),
+    since: Type.String({
+      description:
+        'The change-feed watermark: pass it as since to /v1/changes to receive every change committed after this export began reading (none lost, none already older than the snapshot). After a resumed export, use the since of the first response.',
+    }),
   },
   { description: 'Final line of an export that stopped early; resume with after.' },
 );
@@ -50,5 +60,5 @@ export type ExportErrorLine = Static<typeof ExportErrorLineSchema>;
 /** One NDJSON line of the export body: a Job, or the final control line. */
 export const ExportLineSchema = Type.Union([JobSchema, ExportCompleteSchema, ExportErrorLineSchema], {
   description:
-    'One line of the NDJSON body. Job lines (they have an id) come in id order; the last line is a control line: {complete: true, count, after} or {error, message, docs, count, after}. No control line means the connection was cut.',
+    'One line of the NDJSON body. Job lines (they have an id) come in id order; the last line is a control line: {complete: true, count, after, since} or {error, message, docs, count, after, since}. No control line means the connection was cut.',
 });

@@ -19,6 +19,7 @@ import { ApiError } from '../domain/errors.ts';
 import type { ExportComplete, ExportErrorLine, ExportStatus } from '../domain/export.ts';
 import type { JobFilter } from '../domain/listing-filter.ts';
 import { exportBatch } from '../store/export-queries.ts';
+import { changeFeedWatermark } from '../store/retention.ts';
 import { toJob } from './presenters/job.ts';
 import type { DB } from '../store/schema.ts';
 import { errorFields, toApiError } from './errors.ts';
@@ -59,14 +60,18 @@ async function* exportLines(o: ExportStreamOptions): AsyncGenerator<string> {
   // Until the first line is out nothing has been sent: a failure then is thrown, so the request
   // answers with a plain error status instead of a 200 whose stream carries an error line.
   let started = false;
+  // Taken before the first row is read: every change that commits later is stamped after it, so
+  // /v1/changes from it replays whatever the batches below did not see (docs/sync.md, Retention).
+  let since: string | undefined;
   try {
+    since = await changeFeedWatermark(o.db);
     for (;;) {
       if (!reserved) {
         try {
           granted = await o.meter.reserve(batchSize);
         } catch (error) {
           if (error instanceof ApiError && error.code === 'record_quota_exhausted') {
-            const end: ExportErrorLine = { ...errorFields(o.docsUrl, error.code, `${error.message} Resume with after=${after ?? ''} once records are available.`), count, after };
+            const end: ExportErrorLine = { ...errorFields(o.docsUrl, error.code, `${error.message} Resume with after=${after ?? ''} once records are available.`), count, after, since: since! };
             yield line(end);
             return;
           }
@@ -91,7 +96,7 @@ async function* exportLines(o: ExportStreamOptions): AsyncGenerator<string> {
       await o.meter.settle(writtenInBatch);
       writtenInBatch = 0;
       if (!more) {
-        const end: ExportComplete = { complete: true, count, after };
+        const end: ExportComplete = { complete: true, count, after, since: since! };
         started = true;
         yield line(end);
         return;
@@ -103,7 +108,7 @@ async function* exportLines(o: ExportStreamOptions): AsyncGenerator<string> {
     if (!started) throw error;
     o.onError?.(error);
     const apiError = toApiError(error);
-    const end: ExportErrorLine = { ...errorFields(o.docsUrl, apiError.code, apiError.message), count, after };
+    const end: ExportErrorLine = { ...errorFields(o.docsUrl, apiError.code, apiError.message), count, after, since: since! };
     yield line(end);
   } finally {
     // The client went away mid-batch: charge the lines handed to the socket, release the rest.

@@ -8,7 +8,6 @@ import { StripeCheckout } from '../billing/stripe-checkout.ts';
 import { stripeSettings } from '../config/config.ts';
 import { buildApp } from '../http/app.ts';
 import { listenForKeyChanges, type KeyChangeListener } from '../store/key-changes.ts';
-import { startReportRefresher, type ReportRefresher } from '../reports/refresher.ts';
 import { defaultReportSettings } from '../reports/snapshots.ts';
 import { connect } from '../store/database.ts';
 import { countServed } from '../store/job-queries.ts';
@@ -19,6 +18,7 @@ import { startSubmissionSweep, SubmissionDesk } from '../ingest/submissions.ts';
 import path from 'node:path';
 import { seedDemoTargets } from '../ingest/bundled-feeds.ts';
 import { DEMO_KEY_PLAN, ensureDemoKey, startDemoSources } from './demo.ts';
+import { clusterChores, startChores, type RunningChores } from '../chores/chores.ts';
 import { runImport } from './import.ts';
 import { openRequestCounters } from './request-counters.ts';
 import { onShutdownSignal, openRuntime } from './runtime.ts';
@@ -54,7 +54,7 @@ export async function serve(options: ServeOptions): Promise<void> {
   let closeReplay: (() => Promise<void>) | undefined;
   let ingestDb: Kysely<DB> | undefined;
   let redis: Redis | undefined;
-  let refresher: ReportRefresher | undefined;
+  let chores: RunningChores | undefined;
   let worker: RunningWorker | undefined;
   let metrics: MetricsServer | undefined;
   let mailer: Mailer | undefined;
@@ -113,9 +113,14 @@ export async function serve(options: ServeOptions): Promise<void> {
     log.info({ payments: stripe ? 'stripe' : 'off', plansOnSale: stripe ? Object.keys(stripe.prices) : [] }, 'checkout');
     await app.listen({ port: config.port, host: config.host });
     metrics = await startMetricsListener(config, log, database);
-    // Report snapshots are the worker's job (docs/architecture.md); until a separate worker runs them,
-    // the API process refreshes them on a timer, on the API pool (each report is one short query set).
-    refresher = startReportRefresher(database.db, log, reports);
+    // Report snapshots and retention are scheduled chores, run once per cluster by whichever process
+    // takes the job (src/main/chores.ts); every process serves the shared snapshots.
+    chores = await startChores({
+      connectionString: database.connectionString,
+      log,
+      applicationName: 'jobledger-chores',
+      chores: clusterChores({ db: database.db, reports, retention: { changeEventDays: config.changeEventRetentionDays, crawlRunDays: config.crawlRunRetentionDays } }),
+    });
     submissionSweep = startSubmissionSweep(submissions, log);
     // The worker recrawls every target on its interval (the demo's from the replay server).
     if (options.worker ?? config.worker.inServe) worker = await startWorker(config, log, database, sources);
@@ -129,7 +134,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     }
 
     onShutdownSignal(log, async () => {
-      await refresher?.stop();
+      await chores?.stop();
       submissionSweep?.stop();
       await app.close();
       await keyChanges?.close();
@@ -145,7 +150,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     redis?.disconnect();
     await keyChanges?.close();
     await metrics?.close().catch(() => undefined);
-    await refresher?.stop().catch(() => undefined);
+    await chores?.stop().catch(() => undefined);
     submissionSweep?.stop();
     await worker?.stop().catch(() => undefined);
     await closeReplay?.().catch(() => undefined);

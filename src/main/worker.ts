@@ -13,6 +13,8 @@ import { createFetcher } from '../ingest/fetcher.ts';
 import type { PipelineDeps } from '../ingest/pipeline.ts';
 import { createPostingProbe } from '../ingest/posting-probe.ts';
 import { connect, type Database } from '../store/database.ts';
+import { defaultReportSettings } from '../reports/snapshots.ts';
+import { clusterChores, startChores } from '../chores/chores.ts';
 import { startDemoSources } from './demo.ts';
 import { startMetricsServer, watchLedger, type MetricsServer } from '../observability/metrics.ts';
 import { onShutdownSignal, openRuntime } from './runtime.ts';
@@ -130,9 +132,24 @@ export async function runWorker(options: { demo: boolean }): Promise<void> {
       await seedDemoTargets(database.db);
     }
     const worker = await startWorker(config, log, database, sources);
+    // The cluster's chores; website verification fetches real sites, so never in the demo.
+    const fetcher = options.demo ? undefined : createFetcher(config.fetch, log.child({ component: 'websites' }));
+    const chores = await startChores({
+      connectionString: database.connectionString,
+      log,
+      applicationName: 'jobledger-chores',
+      chores: clusterChores({
+        db: database.db,
+        reports: defaultReportSettings(config.reportRefreshSeconds, sources.fx ? config.fx.maxAgeDays : undefined),
+        retention: { changeEventDays: config.changeEventRetentionDays, crawlRunDays: config.crawlRunRetentionDays },
+        websites: fetcher ? { fetcher, log: log.child({ component: 'websites' }) } : undefined,
+      }),
+    });
     const metrics = await startMetricsListener(config, log, database);
     onShutdownSignal(log, async () => {
       await metrics?.close();
+      await chores.stop();
+      await fetcher?.close();
       await worker.stop();
       await closeReplay?.();
       await database.close();

@@ -168,6 +168,15 @@ export interface ChangeFeedClockTable {
   stamp: Timestamp;
 }
 
+/** How far retention has deleted the change feed (migration 025); one row, both null until a first deletion. */
+export interface ChangeFeedRetentionTable {
+  only_row: Generated<boolean>;
+  /** Feed stamp of the last event deleted. */
+  deleted_through_at: NullableTimestamp;
+  /** Job id of the last event deleted (with the stamp, its feed position). */
+  deleted_through_id: string | null;
+}
+
 export interface CrawlRunsTable {
   id: GeneratedAlways<number>;
   target_id: string;
@@ -368,6 +377,7 @@ export interface DB {
   jobs: JobsTable;
   change_events: ChangeEventsTable;
   change_feed_clock: ChangeFeedClockTable;
+  change_feed_retention: ChangeFeedRetentionTable;
   crawl_runs: CrawlRunsTable;
   plans: PlansTable;
   accounts: AccountsTable;

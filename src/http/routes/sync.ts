@@ -8,7 +8,9 @@ import { Type, type TSchema } from 'typebox';
 import { JobPageSchema, JobSchema, StringEnum, type JobPage } from '../../domain/job.ts';
 import type { FeedPosition } from '../../domain/feed-cursor.ts';
 import { CHANGE_KINDS, CLOSED_REASONS } from '../../domain/vocabulary.ts';
+import { ApiError } from '../../domain/errors.ts';
 import { listClosedJobs, readChanges, readExpired } from '../../store/feeds.ts';
+import { sinceExpired } from '../../store/retention.ts';
 import { listingContextOf, type AppContext } from '../context.ts';
 import { feedCursor, keysetCursor, servePage } from '../paging.ts';
 import { toJob } from '../presenters/job.ts';
@@ -59,6 +61,11 @@ function feedRoute<Item>(o: {
   positionOf: (item: Item) => FeedPosition;
   present: (item: Item) => unknown;
   records?: (items: Item[]) => number;
+  /**
+   * Whether reading after this position may have missed deleted items (retention); checked after the
+   * page was read, so a deletion that committed before the read is always seen.
+   */
+  expired?: (after: FeedPosition) => Promise<boolean>;
 }) {
   const route = createRoute({
     url: o.url,
@@ -68,7 +75,7 @@ function feedRoute<Item>(o: {
     security: [{ bearerAuth: [] }],
     entitlement: 'delta_feed',
     query: o.query,
-    response: { 200: o.page, ...errorResponses(400, 401, 402, 403, 422, 429, 500, 503) },
+    response: { 200: o.page, ...errorResponses(400, 401, 402, 403, ...(o.expired ? [410] : []), 422, 429, 500, 503) },
   });
   return (app: FastifyInstance) =>
     serveRoute(app, route, async ({ request, query }) => {
@@ -81,6 +88,12 @@ function feedRoute<Item>(o: {
         limit: query.limit,
         read: async (after, granted) => {
           const items = await o.read(after!, granted, countryLock);
+          if (o.expired && (await o.expired(after!))) {
+            throw new ApiError(
+              'since_expired',
+              'The since value is older than the oldest change event this feed keeps, so changes after it may be missing. Re-snapshot with /v1/export, then resume from its watermark (the since of its final line).',
+            );
+          }
           const last = items[items.length - 1];
           return { rows: items, next: last ? o.positionOf(last) : undefined };
         },
@@ -103,6 +116,8 @@ export function syncRoutes(ctx: AppContext) {
     present: (i) => ({ change: i.change, id: i.jobId, changed_at: i.changedAt, ...(i.job ? { job: toJob(i.job, { includeDescription: false }) } : {}) }),
     // One record per job row returned (spec: Metering rules); id-only items cost nothing.
     records: (items) => items.filter((i) => i.job).length,
+    // Retention deletes old change events (src/store/retention.ts); a since before them answers 410.
+    expired: (after) => sinceExpired(ctx.db, after),
   });
   const expired = feedRoute({
     url: '/jobs/expired',

@@ -634,11 +634,6 @@ export interface components {
             company_slug: string;
             /** @description URL. */
             company_logo?: string;
-            /**
-             * @description The employer's registrable domain: the stable company key (the company_domain filter matches it). Omitted when unknown.
-             * @example anthropic.com
-             */
-            company_domain?: string;
             /** @description One of the category families; always inferred from the title. */
             category?: string;
             /** @description Null, or >= 0.6. */
@@ -646,11 +641,6 @@ export interface components {
             /** @description ISO-3166 alpha-2; left out when ambiguous. */
             country?: string;
             city?: string;
-            /**
-             * @description Two-letter US state code, the value the state filter matches; only on US rows whose location names exactly one state.
-             * @example CA
-             */
-            state?: string;
             /** @description Original free text. */
             location?: string;
             /** @enum {string} */
@@ -686,11 +676,6 @@ export interface components {
              * @description When the vacancy was proved dead upstream.
              */
             upstream_expired_at?: string;
-            /**
-             * Format: date-time
-             * @description The closing date the source stated (an ATS field or the posting's JSON-LD validThrough); never estimated. After it the ledger closes the row as expired_upstream.
-             */
-            expires_at?: string;
             /** @description The employer's own application page. */
             apply_url?: string;
             /** @description Provider id; see /public/providers. */
@@ -716,7 +701,27 @@ export interface components {
             salary_min_annual_eur: number | null;
             /** @description salary_max converted to EUR per year by the same rule and rates as salary_min_annual_eur; null when salary_max, the period or the currency is unknown. Never guessed. */
             salary_max_annual_eur: number | null;
-            field_sources: components["schemas"]["FieldSources"];
+            /** @description Provenance of nine fields: published (carried by the source), inferred (derived by the service) or absent. */
+            field_sources: {
+                /** @enum {string} */
+                remote: "published" | "inferred" | "absent";
+                /** @enum {string} */
+                employment_type: "published" | "inferred" | "absent";
+                /** @enum {string} */
+                category: "published" | "inferred" | "absent";
+                /** @enum {string} */
+                seniority: "published" | "inferred" | "absent";
+                /** @enum {string} */
+                salary: "published" | "inferred" | "absent";
+                /** @enum {string} */
+                location: "published" | "inferred" | "absent";
+                /** @enum {string} */
+                posted_at: "published" | "inferred" | "absent";
+                /** @enum {string} */
+                description: "published" | "inferred" | "absent";
+                /** @enum {string} */
+                source_type: "published" | "inferred" | "absent";
+            };
             attribution?: string;
             canonical_url?: string;
             /** @description Only with quality=all: the quality gate verdict. */
@@ -725,33 +730,6 @@ export interface components {
             quality_rule_id?: string;
             /** @description Only with quality=all: the host the rule matched. */
             quality_matched_host?: string;
-        };
-        /** @description Provenance of the spec's nine fields, plus company_domain, state and expires_at: published (carried by the source), inferred (derived by the service) or absent. company_domain is inferred when known (the service's employer identity, not a posting field); state follows location; expires_at is published when the source stated a closing date. */
-        FieldSources: {
-            /** @enum {string} */
-            remote: "published" | "inferred" | "absent";
-            /** @enum {string} */
-            employment_type: "published" | "inferred" | "absent";
-            /** @enum {string} */
-            category: "published" | "inferred" | "absent";
-            /** @enum {string} */
-            seniority: "published" | "inferred" | "absent";
-            /** @enum {string} */
-            salary: "published" | "inferred" | "absent";
-            /** @enum {string} */
-            location: "published" | "inferred" | "absent";
-            /** @enum {string} */
-            posted_at: "published" | "inferred" | "absent";
-            /** @enum {string} */
-            description: "published" | "inferred" | "absent";
-            /** @enum {string} */
-            source_type: "published" | "inferred" | "absent";
-            /** @enum {string} */
-            company_domain: "published" | "inferred" | "absent";
-            /** @enum {string} */
-            state: "published" | "inferred" | "absent";
-            /** @enum {string} */
-            expires_at: "published" | "inferred" | "absent";
         };
         /** @description An employer with at least one retrievable row, or (include_discovered) evidence of hiring. */
         Company: {
@@ -814,20 +792,9 @@ export interface components {
         };
     };
     responses: never;
-    parameters: {
-        /**
-         * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
-         * @example "3q2-7wQm1h0QeB9cP9mXbA"
-         */
-        IfNoneMatch: string;
-    };
+    parameters: never;
     requestBodies: never;
     headers: {
-        /**
-         * @description Validator of this response (RFC 9110 §8.8.3). Send it back in If-None-Match to get 304 Not Modified when nothing changed. Weak (`W/`) on reports and vocabularies, whose `age_seconds` changes while their content does not.
-         * @example "3q2-7wQm1h0QeB9cP9mXbA"
-         */
-        ETag: string;
         /** @description Requests allowed in the window that is closest to running out: this minute, or today (UTC) once fewer remain today. */
         "X-RateLimit-Limit": number;
         /** @description Requests left in that window. */
@@ -842,16 +809,6 @@ export interface components {
         "X-RateLimit-Records-Remaining": number | "unlimited";
         /** @description Only on a country-locked key: the one country it sees. */
         "X-SVC-Country-Lock": string;
-        /**
-         * @description The key's request quotas (IETF draft-ietf-httpapi-ratelimit-headers, a Structured Field List): `"minute";q=<requests>;w=60, "day";q=<requests>;w=86400`.
-         * @example "minute";q=120;w=60, "day";q=2000;w=86400
-         */
-        "RateLimit-Policy": string;
-        /**
-         * @description Requests left (`r`) and seconds until reset (`t`) in each window of RateLimit-Policy: `"minute";r=<n>;t=<s>, "day";r=<n>;t=<s>`.
-         * @example "minute";r=119;t=42, "day";r=1999;t=50000
-         */
-        RateLimit: string;
         /**
          * @description Query parameter names this operation does not declare and ignored, comma-separated, in the order sent (percent-encoded when not plain ASCII). Never an error.
          * @example contry
@@ -890,43 +847,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
-                };
-            };
         };
     };
     ready: {
@@ -951,43 +871,6 @@ export interface operations {
                 };
             };
             /** @description Default Response */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
-                };
-            };
-            /** @description Default Response */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -998,7 +881,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -1029,13 +912,7 @@ export interface operations {
     getStatus: {
         parameters: {
             query?: never;
-            header?: {
-                /**
-                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
-                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
-                 */
-                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -1044,7 +921,6 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
-                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1079,16 +955,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
-            304: {
-                headers: {
-                    ETag: components["headers"]["ETag"];
-                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
-                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description Default Response */
             429: {
                 headers: {
@@ -1103,7 +969,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -1142,7 +1008,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -1181,7 +1047,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -1212,13 +1078,7 @@ export interface operations {
     getAiPrompt: {
         parameters: {
             query?: never;
-            header?: {
-                /**
-                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
-                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
-                 */
-                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -1227,7 +1087,6 @@ export interface operations {
             /** @description A plain-text brief for a developer or an AI assistant. */
             200: {
                 headers: {
-                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1235,16 +1094,6 @@ export interface operations {
                 content: {
                     "text/plain": string;
                 };
-            };
-            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
-            304: {
-                headers: {
-                    ETag: components["headers"]["ETag"];
-                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
-                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
             /** @description Default Response */
             429: {
@@ -1260,7 +1109,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -1299,7 +1148,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -1338,7 +1187,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -1369,13 +1218,7 @@ export interface operations {
     getOpenApiJson: {
         parameters: {
             query?: never;
-            header?: {
-                /**
-                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
-                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
-                 */
-                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -1384,7 +1227,6 @@ export interface operations {
             /** @description The OpenAPI 3.1 document. */
             200: {
                 headers: {
-                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -1392,8 +1234,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1401,73 +1241,6 @@ export interface operations {
                 content: {
                     "application/json": {
                         [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
-            304: {
-                headers: {
-                    ETag: components["headers"]["ETag"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
-                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
-                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
-                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
-                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
-                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
-                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
-                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
-                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
                     };
                 };
             };
@@ -1476,13 +1249,7 @@ export interface operations {
     getOpenApiYaml: {
         parameters: {
             query?: never;
-            header?: {
-                /**
-                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
-                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
-                 */
-                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -1491,7 +1258,6 @@ export interface operations {
             /** @description The OpenAPI 3.1 document. */
             200: {
                 headers: {
-                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -1499,8 +1265,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1509,85 +1273,12 @@ export interface operations {
                     "application/yaml": string;
                 };
             };
-            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
-            304: {
-                headers: {
-                    ETag: components["headers"]["ETag"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
-                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
-                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
-                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
-                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
-                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
-                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
-                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
-                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
-                };
-            };
         };
     };
     getPublicOpenApiJson: {
         parameters: {
             query?: never;
-            header?: {
-                /**
-                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
-                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
-                 */
-                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -1596,7 +1287,6 @@ export interface operations {
             /** @description The OpenAPI 3.1 document. */
             200: {
                 headers: {
-                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1607,107 +1297,12 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
-            304: {
-                headers: {
-                    ETag: components["headers"]["ETag"];
-                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
-                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
-                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
-                };
-            };
-            /** @description Default Response */
-            429: {
-                headers: {
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
-                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
-                };
-            };
         };
     };
     getPublicOpenApiYaml: {
         parameters: {
             query?: never;
-            header?: {
-                /**
-                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
-                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
-                 */
-                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -1716,102 +1311,12 @@ export interface operations {
             /** @description The OpenAPI 3.1 document. */
             200: {
                 headers: {
-                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/yaml": string;
-                };
-            };
-            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
-            304: {
-                headers: {
-                    ETag: components["headers"]["ETag"];
-                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
-                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description Default Response */
-            400: {
-                headers: {
-                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
-                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
-                };
-            };
-            /** @description Default Response */
-            429: {
-                headers: {
-                    "Retry-After": components["headers"]["Retry-After"];
-                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
-                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
                 };
             };
         };
@@ -1821,54 +1326,37 @@ export interface operations {
             query?: {
                 /**
                  * @description Comma list of category families (the `family` facet), or uncategorised for rows with no confident category. Unknown: 422 bad_category.
-                 * @example [
-                 *       "Engineering"
-                 *     ]
+                 * @example Engineering
                  */
                 category?: ("Engineering" | "Healthcare" | "Operations & Admin" | "Sales" | "Skilled Technician" | "Retail" | "Hospitality" | "Finance" | "Logistics & Transport" | "Marketing" | "Customer Support" | "Education" | "Manufacturing" | "HR & Recruiting" | "Data & Analytics" | "Consulting & Strategy" | "Construction & Trades" | "Legal & Compliance" | "Product" | "Design" | "Security" | "Science & Research" | "Procurement" | "Safety & Environment" | "uncategorised")[];
                 /**
                  * @description Comma list of category families (or uncategorised) to drop. Unknown: 422 bad_category.
-                 * @example [
-                 *       "Sales"
-                 *     ]
+                 * @example Sales
                  */
                 exclude_category?: ("Engineering" | "Healthcare" | "Operations & Admin" | "Sales" | "Skilled Technician" | "Retail" | "Hospitality" | "Finance" | "Logistics & Transport" | "Marketing" | "Customer Support" | "Education" | "Manufacturing" | "HR & Recruiting" | "Data & Analytics" | "Consulting & Strategy" | "Construction & Trades" | "Legal & Compliance" | "Product" | "Design" | "Security" | "Science & Research" | "Procurement" | "Safety & Environment" | "uncategorised")[];
                 /**
                  * @description Comma list of ISO-3166 alpha-2 codes. Rows with no country never match.
-                 * @example [
-                 *       "DE",
-                 *       "AT"
-                 *     ]
+                 * @example DE,AT
                  */
                 country?: string[];
                 /**
                  * @description Comma list of ISO-3166 alpha-2 codes to drop. Rows with no country are kept.
-                 * @example [
-                 *       "US"
-                 *     ]
+                 * @example US
                  */
                 exclude_country?: string[];
                 /**
                  * @description Comma list of resolved city names (the `city` facet), any case. Thinner coverage than country.
-                 * @example [
-                 *       "Berlin"
-                 *     ]
+                 * @example Berlin
                  */
                 city?: string[];
                 /**
                  * @description Comma list of two-letter US state codes; rows outside the US never match. Unknown: 422 bad_state.
-                 * @example [
-                 *       "CA",
-                 *       "NY"
-                 *     ]
+                 * @example CA,NY
                  */
                 state?: ("AL" | "AK" | "AZ" | "AR" | "CA" | "CO" | "CT" | "DE" | "DC" | "FL" | "GA" | "HI" | "ID" | "IL" | "IN" | "IA" | "KS" | "KY" | "LA" | "ME" | "MD" | "MA" | "MI" | "MN" | "MS" | "MO" | "MT" | "NE" | "NV" | "NH" | "NJ" | "NM" | "NY" | "NC" | "ND" | "OH" | "OK" | "OR" | "PA" | "RI" | "SC" | "SD" | "TN" | "TX" | "UT" | "VT" | "VA" | "WA" | "WV" | "WI" | "WY")[];
                 /**
                  * @description Comma list of remote, hybrid, on_site, not_stated (no value). Unknown: 422 bad_remote.
-                 * @example [
-                 *       "remote",
-                 *       "hybrid"
-                 *     ]
+                 * @example remote,hybrid
                  */
                 remote?: ("remote" | "hybrid" | "on_site" | "not_stated")[];
                 /**
@@ -1878,66 +1366,47 @@ export interface operations {
                 remote_confirmed?: boolean;
                 /**
                  * @description Comma list of Full-time, Part-time, Contract, Temporary, Internship, not_stated (full_time etc. accepted). Unknown: 422 bad_employment_type.
-                 * @example [
-                 *       "Full-time"
-                 *     ]
+                 * @example Full-time
                  */
                 employment_type?: ("Full-time" | "Part-time" | "Contract" | "Temporary" | "Internship" | "not_stated")[];
                 /**
                  * @description Comma list of Entry, Mid, Senior, Lead, Manager, Director, Executive, Intern, not_stated. Unknown: 422 bad_seniority.
-                 * @example [
-                 *       "Senior"
-                 *     ]
+                 * @example Senior
                  */
                 seniority?: ("Entry" | "Mid" | "Senior" | "Lead" | "Manager" | "Director" | "Executive" | "Intern" | "not_stated")[];
                 /**
                  * @description Comma list of provider ids from /v1/meta/providers, at most 12 (longer lists are truncated). Unknown: 422 bad_provider.
-                 * @example [
-                 *       "greenhouse",
-                 *       "lever"
-                 *     ]
+                 * @example greenhouse,lever
                  */
                 provider?: string[];
                 /**
                  * @description Comma list of provider ids to drop. Unknown: 422 bad_provider.
-                 * @example [
-                 *       "usajobs"
-                 *     ]
+                 * @example usajobs
                  */
                 exclude_provider?: string[];
                 /**
                  * @description Comma list of ats, career_site, public_agency (legacy employer_ats, government, direct accepted); aggregator and agency are reserved and match nothing. Unknown: 422 bad_source_type.
-                 * @example [
-                 *       "ats"
-                 *     ]
+                 * @example ats
                  */
                 source_type?: ("ats" | "career_site" | "public_agency" | "aggregator" | "agency" | "unknown" | "employer_ats" | "government" | "direct")[];
                 /**
                  * @description Comma list of source types to drop (same vocabulary as source_type).
-                 * @example [
-                 *       "public_agency"
-                 *     ]
+                 * @example public_agency
                  */
                 exclude_source_type?: ("ats" | "career_site" | "public_agency" | "aggregator" | "agency" | "unknown" | "employer_ats" | "government" | "direct")[];
                 /**
                  * @description Comma list of company slugs.
-                 * @example [
-                 *       "acme"
-                 *     ]
+                 * @example acme
                  */
                 company?: string[];
                 /**
                  * @description Comma list of bare domains (acme.com; a scheme, www. or path is tolerated). Companies without a known domain never match.
-                 * @example [
-                 *       "acme.com"
-                 *     ]
+                 * @example acme.com
                  */
                 company_domain?: string[];
                 /**
                  * @description Comma list of domains to drop. Companies without a known domain are kept.
-                 * @example [
-                 *       "acme.com"
-                 *     ]
+                 * @example acme.com
                  */
                 exclude_company_domain?: string[];
                 /**
@@ -1967,10 +1436,7 @@ export interface operations {
                 include_description?: boolean;
                 /**
                  * @description Comma list of field_sources keys (remote, employment_type, salary, location, posted_at, description, source_type) that must all be published; adds `completeness`. category or seniority: 422 field_never_published; other unknown keys: 422 bad_field.
-                 * @example [
-                 *       "salary",
-                 *       "remote"
-                 *     ]
+                 * @example salary,remote
                  */
                 require_fields?: ("remote" | "employment_type" | "salary" | "location" | "posted_at" | "description" | "source_type")[];
                 /**
@@ -2015,9 +1481,7 @@ export interface operations {
                 quality?: "all";
                 /**
                  * @description Comma list of staffing, jobboard or all: re-admits rows posted by a staffing agency or a job board. Unknown: 422 bad_poster_type.
-                 * @example [
-                 *       "staffing"
-                 *     ]
+                 * @example staffing
                  */
                 include_poster_type?: ("staffing" | "jobboard" | "all")[];
                 /**
@@ -2044,8 +1508,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2079,8 +1541,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2091,7 +1551,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2130,7 +1590,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2166,8 +1626,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2178,7 +1636,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2214,8 +1672,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2226,7 +1682,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2263,8 +1719,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2275,7 +1729,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2311,8 +1765,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2323,7 +1775,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2359,8 +1811,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2371,7 +1821,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2427,8 +1877,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2451,8 +1899,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2463,7 +1909,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2502,7 +1948,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2538,8 +1984,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2550,7 +1994,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2586,8 +2030,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2598,7 +2040,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2634,8 +2076,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2646,7 +2086,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2683,8 +2123,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2695,7 +2133,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2731,8 +2169,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2743,7 +2179,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2779,8 +2215,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2791,7 +2225,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2838,8 +2272,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2896,7 +2328,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2933,8 +2365,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2945,7 +2375,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2981,8 +2411,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2993,7 +2421,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3029,8 +2457,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3041,7 +2467,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3074,23 +2500,17 @@ export interface operations {
             query?: {
                 /**
                  * @description Comma list of ISO-3166 alpha-2 codes: the company country (stated, else the most frequent country of its live rows).
-                 * @example [
-                 *       "DE"
-                 *     ]
+                 * @example DE
                  */
                 country?: string[];
                 /**
                  * @description Comma list of organisation types, any case (e.g. government).
-                 * @example [
-                 *       "government"
-                 *     ]
+                 * @example government
                  */
                 org_type?: string[];
                 /**
                  * @description Comma list: ats, career_site, public_agency (aggregator and agency are reserved and match nothing); legacy employer_ats, government, direct. Unknown: 422 bad_source_type.
-                 * @example [
-                 *       "ats"
-                 *     ]
+                 * @example ats
                  */
                 source_type?: ("ats" | "career_site" | "public_agency" | "aggregator" | "agency" | "employer_ats" | "government" | "direct")[];
                 /**
@@ -3137,8 +2557,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3166,8 +2584,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3178,7 +2594,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3217,7 +2633,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3253,8 +2669,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3265,7 +2679,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3301,8 +2715,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3313,7 +2725,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3350,8 +2762,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3362,7 +2772,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3398,8 +2808,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3410,7 +2818,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3446,8 +2854,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3458,7 +2864,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3508,8 +2914,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3534,8 +2938,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3552,8 +2954,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3564,7 +2964,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3603,7 +3003,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3639,8 +3039,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3651,7 +3049,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3687,8 +3085,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3699,7 +3095,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3736,8 +3132,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3748,7 +3142,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3784,8 +3178,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3796,7 +3188,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3832,8 +3224,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3844,7 +3234,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3877,54 +3267,37 @@ export interface operations {
             query?: {
                 /**
                  * @description Comma list of category families (the `family` facet), or uncategorised for rows with no confident category. Unknown: 422 bad_category.
-                 * @example [
-                 *       "Engineering"
-                 *     ]
+                 * @example Engineering
                  */
                 category?: ("Engineering" | "Healthcare" | "Operations & Admin" | "Sales" | "Skilled Technician" | "Retail" | "Hospitality" | "Finance" | "Logistics & Transport" | "Marketing" | "Customer Support" | "Education" | "Manufacturing" | "HR & Recruiting" | "Data & Analytics" | "Consulting & Strategy" | "Construction & Trades" | "Legal & Compliance" | "Product" | "Design" | "Security" | "Science & Research" | "Procurement" | "Safety & Environment" | "uncategorised")[];
                 /**
                  * @description Comma list of category families (or uncategorised) to drop. Unknown: 422 bad_category.
-                 * @example [
-                 *       "Sales"
-                 *     ]
+                 * @example Sales
                  */
                 exclude_category?: ("Engineering" | "Healthcare" | "Operations & Admin" | "Sales" | "Skilled Technician" | "Retail" | "Hospitality" | "Finance" | "Logistics & Transport" | "Marketing" | "Customer Support" | "Education" | "Manufacturing" | "HR & Recruiting" | "Data & Analytics" | "Consulting & Strategy" | "Construction & Trades" | "Legal & Compliance" | "Product" | "Design" | "Security" | "Science & Research" | "Procurement" | "Safety & Environment" | "uncategorised")[];
                 /**
                  * @description Comma list of ISO-3166 alpha-2 codes. Rows with no country never match.
-                 * @example [
-                 *       "DE",
-                 *       "AT"
-                 *     ]
+                 * @example DE,AT
                  */
                 country?: string[];
                 /**
                  * @description Comma list of ISO-3166 alpha-2 codes to drop. Rows with no country are kept.
-                 * @example [
-                 *       "US"
-                 *     ]
+                 * @example US
                  */
                 exclude_country?: string[];
                 /**
                  * @description Comma list of resolved city names (the `city` facet), any case. Thinner coverage than country.
-                 * @example [
-                 *       "Berlin"
-                 *     ]
+                 * @example Berlin
                  */
                 city?: string[];
                 /**
                  * @description Comma list of two-letter US state codes; rows outside the US never match. Unknown: 422 bad_state.
-                 * @example [
-                 *       "CA",
-                 *       "NY"
-                 *     ]
+                 * @example CA,NY
                  */
                 state?: ("AL" | "AK" | "AZ" | "AR" | "CA" | "CO" | "CT" | "DE" | "DC" | "FL" | "GA" | "HI" | "ID" | "IL" | "IN" | "IA" | "KS" | "KY" | "LA" | "ME" | "MD" | "MA" | "MI" | "MN" | "MS" | "MO" | "MT" | "NE" | "NV" | "NH" | "NJ" | "NM" | "NY" | "NC" | "ND" | "OH" | "OK" | "OR" | "PA" | "RI" | "SC" | "SD" | "TN" | "TX" | "UT" | "VT" | "VA" | "WA" | "WV" | "WI" | "WY")[];
                 /**
                  * @description Comma list of remote, hybrid, on_site, not_stated (no value). Unknown: 422 bad_remote.
-                 * @example [
-                 *       "remote",
-                 *       "hybrid"
-                 *     ]
+                 * @example remote,hybrid
                  */
                 remote?: ("remote" | "hybrid" | "on_site" | "not_stated")[];
                 /**
@@ -3934,66 +3307,47 @@ export interface operations {
                 remote_confirmed?: boolean;
                 /**
                  * @description Comma list of Full-time, Part-time, Contract, Temporary, Internship, not_stated (full_time etc. accepted). Unknown: 422 bad_employment_type.
-                 * @example [
-                 *       "Full-time"
-                 *     ]
+                 * @example Full-time
                  */
                 employment_type?: ("Full-time" | "Part-time" | "Contract" | "Temporary" | "Internship" | "not_stated")[];
                 /**
                  * @description Comma list of Entry, Mid, Senior, Lead, Manager, Director, Executive, Intern, not_stated. Unknown: 422 bad_seniority.
-                 * @example [
-                 *       "Senior"
-                 *     ]
+                 * @example Senior
                  */
                 seniority?: ("Entry" | "Mid" | "Senior" | "Lead" | "Manager" | "Director" | "Executive" | "Intern" | "not_stated")[];
                 /**
                  * @description Comma list of provider ids from /v1/meta/providers, at most 12 (longer lists are truncated). Unknown: 422 bad_provider.
-                 * @example [
-                 *       "greenhouse",
-                 *       "lever"
-                 *     ]
+                 * @example greenhouse,lever
                  */
                 provider?: string[];
                 /**
                  * @description Comma list of provider ids to drop. Unknown: 422 bad_provider.
-                 * @example [
-                 *       "usajobs"
-                 *     ]
+                 * @example usajobs
                  */
                 exclude_provider?: string[];
                 /**
                  * @description Comma list of ats, career_site, public_agency (legacy employer_ats, government, direct accepted); aggregator and agency are reserved and match nothing. Unknown: 422 bad_source_type.
-                 * @example [
-                 *       "ats"
-                 *     ]
+                 * @example ats
                  */
                 source_type?: ("ats" | "career_site" | "public_agency" | "aggregator" | "agency" | "unknown" | "employer_ats" | "government" | "direct")[];
                 /**
                  * @description Comma list of source types to drop (same vocabulary as source_type).
-                 * @example [
-                 *       "public_agency"
-                 *     ]
+                 * @example public_agency
                  */
                 exclude_source_type?: ("ats" | "career_site" | "public_agency" | "aggregator" | "agency" | "unknown" | "employer_ats" | "government" | "direct")[];
                 /**
                  * @description Comma list of company slugs.
-                 * @example [
-                 *       "acme"
-                 *     ]
+                 * @example acme
                  */
                 company?: string[];
                 /**
                  * @description Comma list of bare domains (acme.com; a scheme, www. or path is tolerated). Companies without a known domain never match.
-                 * @example [
-                 *       "acme.com"
-                 *     ]
+                 * @example acme.com
                  */
                 company_domain?: string[];
                 /**
                  * @description Comma list of domains to drop. Companies without a known domain are kept.
-                 * @example [
-                 *       "acme.com"
-                 *     ]
+                 * @example acme.com
                  */
                 exclude_company_domain?: string[];
                 /**
@@ -4023,10 +3377,7 @@ export interface operations {
                 include_description?: boolean;
                 /**
                  * @description Comma list of field_sources keys (remote, employment_type, salary, location, posted_at, description, source_type) that must all be published; adds `completeness`. category or seniority: 422 field_never_published; other unknown keys: 422 bad_field.
-                 * @example [
-                 *       "salary",
-                 *       "remote"
-                 *     ]
+                 * @example salary,remote
                  */
                 require_fields?: ("remote" | "employment_type" | "salary" | "location" | "posted_at" | "description" | "source_type")[];
                 /**
@@ -4086,8 +3437,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4108,11 +3457,6 @@ export interface operations {
                         company_slug: string;
                         /** @description URL. */
                         company_logo?: string;
-                        /**
-                         * @description The employer's registrable domain: the stable company key (the company_domain filter matches it). Omitted when unknown.
-                         * @example anthropic.com
-                         */
-                        company_domain?: string;
                         /** @description One of the category families; always inferred from the title. */
                         category?: string;
                         /** @description Null, or >= 0.6. */
@@ -4120,11 +3464,6 @@ export interface operations {
                         /** @description ISO-3166 alpha-2; left out when ambiguous. */
                         country?: string;
                         city?: string;
-                        /**
-                         * @description Two-letter US state code, the value the state filter matches; only on US rows whose location names exactly one state.
-                         * @example CA
-                         */
-                        state?: string;
                         /** @description Original free text. */
                         location?: string;
                         /** @enum {string} */
@@ -4160,11 +3499,6 @@ export interface operations {
                          * @description When the vacancy was proved dead upstream.
                          */
                         upstream_expired_at?: string;
-                        /**
-                         * Format: date-time
-                         * @description The closing date the source stated (an ATS field or the posting's JSON-LD validThrough); never estimated. After it the ledger closes the row as expired_upstream.
-                         */
-                        expires_at?: string;
                         /** @description The employer's own application page. */
                         apply_url?: string;
                         /** @description Provider id; see /public/providers. */
@@ -4190,7 +3524,7 @@ export interface operations {
                         salary_min_annual_eur: number | null;
                         /** @description salary_max converted to EUR per year by the same rule and rates as salary_min_annual_eur; null when salary_max, the period or the currency is unknown. Never guessed. */
                         salary_max_annual_eur: number | null;
-                        /** @description Provenance of the spec's nine fields, plus company_domain, state and expires_at: published (carried by the source), inferred (derived by the service) or absent. company_domain is inferred when known (the service's employer identity, not a posting field); state follows location; expires_at is published when the source stated a closing date. */
+                        /** @description Provenance of nine fields: published (carried by the source), inferred (derived by the service) or absent. */
                         field_sources: {
                             /** @enum {string} */
                             remote: "published" | "inferred" | "absent";
@@ -4210,12 +3544,6 @@ export interface operations {
                             description: "published" | "inferred" | "absent";
                             /** @enum {string} */
                             source_type: "published" | "inferred" | "absent";
-                            /** @enum {string} */
-                            company_domain: "published" | "inferred" | "absent";
-                            /** @enum {string} */
-                            state: "published" | "inferred" | "absent";
-                            /** @enum {string} */
-                            expires_at: "published" | "inferred" | "absent";
                         };
                         attribution?: string;
                         canonical_url?: string;
@@ -4235,6 +3563,8 @@ export interface operations {
                         count: number;
                         /** @description Where this export ends: the id of the last row written, or the request's after when none was (null when neither). */
                         after: string | null;
+                        /** @description The change-feed watermark: pass it as since to /v1/changes to receive every change committed after this export began reading (none lost, none already older than the snapshot). After a resumed export, use the since of the first response. */
+                        since: string;
                     } | {
                         /** @description record_quota_exhausted, or query_failed, timeout, unavailable. */
                         error: string;
@@ -4244,6 +3574,8 @@ export interface operations {
                         count: number;
                         /** @description Resume with after=<this>: the id of the last row written, or the request's after when none was (null when neither). */
                         after: string | null;
+                        /** @description The change-feed watermark: pass it as since to /v1/changes to receive every change committed after this export began reading (none lost, none already older than the snapshot). After a resumed export, use the since of the first response. */
+                        since: string;
                     };
                 };
             };
@@ -4257,8 +3589,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4269,7 +3599,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4308,7 +3638,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4344,8 +3674,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4356,7 +3684,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4394,8 +3722,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4406,7 +3732,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4442,8 +3768,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4454,7 +3778,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4491,8 +3815,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4503,7 +3825,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4539,8 +3861,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4551,7 +3871,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4587,8 +3907,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4599,7 +3917,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4630,13 +3948,7 @@ export interface operations {
     getFreshness: {
         parameters: {
             query?: never;
-            header?: {
-                /**
-                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
-                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
-                 */
-                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -4645,7 +3957,6 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
-                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4653,8 +3964,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4778,25 +4087,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
-            304: {
-                headers: {
-                    ETag: components["headers"]["ETag"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
-                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
-                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
-                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
-                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description Default Response */
             401: {
                 headers: {
@@ -4810,7 +4100,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4847,8 +4137,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4859,7 +4147,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4895,8 +4183,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4907,7 +4193,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4943,8 +4229,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4955,7 +4239,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4997,13 +4281,7 @@ export interface operations {
                  */
                 limit?: number;
             };
-            header?: {
-                /**
-                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
-                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
-                 */
-                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -5012,7 +4290,6 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
-                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5020,8 +4297,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5053,25 +4328,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
-            304: {
-                headers: {
-                    ETag: components["headers"]["ETag"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
-                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
-                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
-                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
-                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description Default Response */
             400: {
                 headers: {
@@ -5082,8 +4338,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5094,7 +4348,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5133,7 +4387,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5169,8 +4423,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5181,7 +4433,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5217,8 +4469,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5229,7 +4479,53 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        /** @description Human text; wording may change. */
+                        message: string;
+                        /** @description Link to the documentation of this code. */
+                        docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
+                        /** @description Seconds; on 503 timeout. */
+                        retry_after?: number;
+                    };
+                };
+            };
+            /** @description Default Response */
+            410: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
+                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
+                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
+                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
+                         * @enum {string}
+                         */
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5265,8 +4561,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5277,7 +4571,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5314,8 +4608,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5326,7 +4618,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5362,8 +4654,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5374,7 +4664,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5410,8 +4700,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5422,7 +4710,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5464,13 +4752,7 @@ export interface operations {
                  */
                 limit?: number;
             };
-            header?: {
-                /**
-                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
-                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
-                 */
-                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -5479,7 +4761,6 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
-                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5487,8 +4768,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5513,25 +4792,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
-            304: {
-                headers: {
-                    ETag: components["headers"]["ETag"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
-                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
-                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
-                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
-                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description Default Response */
             400: {
                 headers: {
@@ -5542,8 +4802,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5554,7 +4812,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5593,7 +4851,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5629,8 +4887,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5641,7 +4897,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5677,8 +4933,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5689,7 +4943,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5725,8 +4979,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5737,7 +4989,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5774,8 +5026,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5786,7 +5036,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5822,8 +5072,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5834,7 +5082,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5870,8 +5118,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5882,7 +5128,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5915,54 +5161,37 @@ export interface operations {
             query?: {
                 /**
                  * @description Comma list of category families (the `family` facet), or uncategorised for rows with no confident category. Unknown: 422 bad_category.
-                 * @example [
-                 *       "Engineering"
-                 *     ]
+                 * @example Engineering
                  */
                 category?: ("Engineering" | "Healthcare" | "Operations & Admin" | "Sales" | "Skilled Technician" | "Retail" | "Hospitality" | "Finance" | "Logistics & Transport" | "Marketing" | "Customer Support" | "Education" | "Manufacturing" | "HR & Recruiting" | "Data & Analytics" | "Consulting & Strategy" | "Construction & Trades" | "Legal & Compliance" | "Product" | "Design" | "Security" | "Science & Research" | "Procurement" | "Safety & Environment" | "uncategorised")[];
                 /**
                  * @description Comma list of category families (or uncategorised) to drop. Unknown: 422 bad_category.
-                 * @example [
-                 *       "Sales"
-                 *     ]
+                 * @example Sales
                  */
                 exclude_category?: ("Engineering" | "Healthcare" | "Operations & Admin" | "Sales" | "Skilled Technician" | "Retail" | "Hospitality" | "Finance" | "Logistics & Transport" | "Marketing" | "Customer Support" | "Education" | "Manufacturing" | "HR & Recruiting" | "Data & Analytics" | "Consulting & Strategy" | "Construction & Trades" | "Legal & Compliance" | "Product" | "Design" | "Security" | "Science & Research" | "Procurement" | "Safety & Environment" | "uncategorised")[];
                 /**
                  * @description Comma list of ISO-3166 alpha-2 codes. Rows with no country never match.
-                 * @example [
-                 *       "DE",
-                 *       "AT"
-                 *     ]
+                 * @example DE,AT
                  */
                 country?: string[];
                 /**
                  * @description Comma list of ISO-3166 alpha-2 codes to drop. Rows with no country are kept.
-                 * @example [
-                 *       "US"
-                 *     ]
+                 * @example US
                  */
                 exclude_country?: string[];
                 /**
                  * @description Comma list of resolved city names (the `city` facet), any case. Thinner coverage than country.
-                 * @example [
-                 *       "Berlin"
-                 *     ]
+                 * @example Berlin
                  */
                 city?: string[];
                 /**
                  * @description Comma list of two-letter US state codes; rows outside the US never match. Unknown: 422 bad_state.
-                 * @example [
-                 *       "CA",
-                 *       "NY"
-                 *     ]
+                 * @example CA,NY
                  */
                 state?: ("AL" | "AK" | "AZ" | "AR" | "CA" | "CO" | "CT" | "DE" | "DC" | "FL" | "GA" | "HI" | "ID" | "IL" | "IN" | "IA" | "KS" | "KY" | "LA" | "ME" | "MD" | "MA" | "MI" | "MN" | "MS" | "MO" | "MT" | "NE" | "NV" | "NH" | "NJ" | "NM" | "NY" | "NC" | "ND" | "OH" | "OK" | "OR" | "PA" | "RI" | "SC" | "SD" | "TN" | "TX" | "UT" | "VT" | "VA" | "WA" | "WV" | "WI" | "WY")[];
                 /**
                  * @description Comma list of remote, hybrid, on_site, not_stated (no value). Unknown: 422 bad_remote.
-                 * @example [
-                 *       "remote",
-                 *       "hybrid"
-                 *     ]
+                 * @example remote,hybrid
                  */
                 remote?: ("remote" | "hybrid" | "on_site" | "not_stated")[];
                 /**
@@ -5972,66 +5201,47 @@ export interface operations {
                 remote_confirmed?: boolean;
                 /**
                  * @description Comma list of Full-time, Part-time, Contract, Temporary, Internship, not_stated (full_time etc. accepted). Unknown: 422 bad_employment_type.
-                 * @example [
-                 *       "Full-time"
-                 *     ]
+                 * @example Full-time
                  */
                 employment_type?: ("Full-time" | "Part-time" | "Contract" | "Temporary" | "Internship" | "not_stated")[];
                 /**
                  * @description Comma list of Entry, Mid, Senior, Lead, Manager, Director, Executive, Intern, not_stated. Unknown: 422 bad_seniority.
-                 * @example [
-                 *       "Senior"
-                 *     ]
+                 * @example Senior
                  */
                 seniority?: ("Entry" | "Mid" | "Senior" | "Lead" | "Manager" | "Director" | "Executive" | "Intern" | "not_stated")[];
                 /**
                  * @description Comma list of provider ids from /v1/meta/providers, at most 12 (longer lists are truncated). Unknown: 422 bad_provider.
-                 * @example [
-                 *       "greenhouse",
-                 *       "lever"
-                 *     ]
+                 * @example greenhouse,lever
                  */
                 provider?: string[];
                 /**
                  * @description Comma list of provider ids to drop. Unknown: 422 bad_provider.
-                 * @example [
-                 *       "usajobs"
-                 *     ]
+                 * @example usajobs
                  */
                 exclude_provider?: string[];
                 /**
                  * @description Comma list of ats, career_site, public_agency (legacy employer_ats, government, direct accepted); aggregator and agency are reserved and match nothing. Unknown: 422 bad_source_type.
-                 * @example [
-                 *       "ats"
-                 *     ]
+                 * @example ats
                  */
                 source_type?: ("ats" | "career_site" | "public_agency" | "aggregator" | "agency" | "unknown" | "employer_ats" | "government" | "direct")[];
                 /**
                  * @description Comma list of source types to drop (same vocabulary as source_type).
-                 * @example [
-                 *       "public_agency"
-                 *     ]
+                 * @example public_agency
                  */
                 exclude_source_type?: ("ats" | "career_site" | "public_agency" | "aggregator" | "agency" | "unknown" | "employer_ats" | "government" | "direct")[];
                 /**
                  * @description Comma list of company slugs.
-                 * @example [
-                 *       "acme"
-                 *     ]
+                 * @example acme
                  */
                 company?: string[];
                 /**
                  * @description Comma list of bare domains (acme.com; a scheme, www. or path is tolerated). Companies without a known domain never match.
-                 * @example [
-                 *       "acme.com"
-                 *     ]
+                 * @example acme.com
                  */
                 company_domain?: string[];
                 /**
                  * @description Comma list of domains to drop. Companies without a known domain are kept.
-                 * @example [
-                 *       "acme.com"
-                 *     ]
+                 * @example acme.com
                  */
                 exclude_company_domain?: string[];
                 /**
@@ -6061,10 +5271,7 @@ export interface operations {
                 include_description?: boolean;
                 /**
                  * @description Comma list of field_sources keys (remote, employment_type, salary, location, posted_at, description, source_type) that must all be published; adds `completeness`. category or seniority: 422 field_never_published; other unknown keys: 422 bad_field.
-                 * @example [
-                 *       "salary",
-                 *       "remote"
-                 *     ]
+                 * @example salary,remote
                  */
                 require_fields?: ("remote" | "employment_type" | "salary" | "location" | "posted_at" | "description" | "source_type")[];
                 /**
@@ -6116,19 +5323,11 @@ export interface operations {
                 closed_before?: string;
                 /**
                  * @description expired_upstream or not_seen; comma list, any case. The original service's deadline_passed (= expired_upstream) and employer_closed (= not_seen) are accepted too. Unknown: 422 bad_closed_reason.
-                 * @example [
-                 *       "not_seen"
-                 *     ]
+                 * @example not_seen
                  */
                 closed_reason?: ("expired_upstream" | "not_seen" | "deadline_passed" | "employer_closed")[];
             };
-            header?: {
-                /**
-                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
-                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
-                 */
-                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -6137,7 +5336,6 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
-                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -6145,8 +5343,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -6170,25 +5366,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
-            304: {
-                headers: {
-                    ETag: components["headers"]["ETag"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
-                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
-                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
-                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
-                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description Default Response */
             400: {
                 headers: {
@@ -6199,8 +5376,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -6211,7 +5386,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -6250,7 +5425,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -6286,8 +5461,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -6298,7 +5471,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -6334,8 +5507,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -6346,7 +5517,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -6383,8 +5554,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -6395,7 +5564,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -6431,8 +5600,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -6443,7 +5610,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -6479,8 +5646,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -6491,7 +5656,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -6522,13 +5687,7 @@ export interface operations {
     getFacets: {
         parameters: {
             query?: never;
-            header?: {
-                /**
-                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
-                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
-                 */
-                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -6537,7 +5696,6 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
-                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -6545,8 +5703,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -6600,25 +5756,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
-            304: {
-                headers: {
-                    ETag: components["headers"]["ETag"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
-                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
-                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
-                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
-                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description Default Response */
             401: {
                 headers: {
@@ -6632,7 +5769,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -6669,8 +5806,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -6681,7 +5816,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -6717,8 +5852,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -6729,7 +5862,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -6765,8 +5898,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -6777,7 +5908,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -6808,13 +5939,7 @@ export interface operations {
     getProviders: {
         parameters: {
             query?: never;
-            header?: {
-                /**
-                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
-                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
-                 */
-                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -6823,7 +5948,6 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
-                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -6831,8 +5955,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -6853,25 +5975,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
-            304: {
-                headers: {
-                    ETag: components["headers"]["ETag"];
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
-                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
-                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
-                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
-                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description Default Response */
             401: {
                 headers: {
@@ -6885,7 +5988,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -6922,8 +6025,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -6934,7 +6035,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -6970,8 +6071,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -6982,7 +6081,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -7018,8 +6117,6 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -7030,7 +6127,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -7063,54 +6160,37 @@ export interface operations {
             query?: {
                 /**
                  * @description Comma list of category families (the `family` facet), or uncategorised for rows with no confident category. Unknown: 422 bad_category.
-                 * @example [
-                 *       "Engineering"
-                 *     ]
+                 * @example Engineering
                  */
                 category?: ("Engineering" | "Healthcare" | "Operations & Admin" | "Sales" | "Skilled Technician" | "Retail" | "Hospitality" | "Finance" | "Logistics & Transport" | "Marketing" | "Customer Support" | "Education" | "Manufacturing" | "HR & Recruiting" | "Data & Analytics" | "Consulting & Strategy" | "Construction & Trades" | "Legal & Compliance" | "Product" | "Design" | "Security" | "Science & Research" | "Procurement" | "Safety & Environment" | "uncategorised")[];
                 /**
                  * @description Comma list of category families (or uncategorised) to drop. Unknown: 422 bad_category.
-                 * @example [
-                 *       "Sales"
-                 *     ]
+                 * @example Sales
                  */
                 exclude_category?: ("Engineering" | "Healthcare" | "Operations & Admin" | "Sales" | "Skilled Technician" | "Retail" | "Hospitality" | "Finance" | "Logistics & Transport" | "Marketing" | "Customer Support" | "Education" | "Manufacturing" | "HR & Recruiting" | "Data & Analytics" | "Consulting & Strategy" | "Construction & Trades" | "Legal & Compliance" | "Product" | "Design" | "Security" | "Science & Research" | "Procurement" | "Safety & Environment" | "uncategorised")[];
                 /**
                  * @description Comma list of ISO-3166 alpha-2 codes. Rows with no country never match.
-                 * @example [
-                 *       "DE",
-                 *       "AT"
-                 *     ]
+                 * @example DE,AT
                  */
                 country?: string[];
                 /**
                  * @description Comma list of ISO-3166 alpha-2 codes to drop. Rows with no country are kept.
-                 * @example [
-                 *       "US"
-                 *     ]
+                 * @example US
                  */
                 exclude_country?: string[];
                 /**
                  * @description Comma list of resolved city names (the `city` facet), any case. Thinner coverage than country.
-                 * @example [
-                 *       "Berlin"
-                 *     ]
+                 * @example Berlin
                  */
                 city?: string[];
                 /**
                  * @description Comma list of two-letter US state codes; rows outside the US never match. Unknown: 422 bad_state.
-                 * @example [
-                 *       "CA",
-                 *       "NY"
-                 *     ]
+                 * @example CA,NY
                  */
                 state?: ("AL" | "AK" | "AZ" | "AR" | "CA" | "CO" | "CT" | "DE" | "DC" | "FL" | "GA" | "HI" | "ID" | "IL" | "IN" | "IA" | "KS" | "KY" | "LA" | "ME" | "MD" | "MA" | "MI" | "MN" | "MS" | "MO" | "MT" | "NE" | "NV" | "NH" | "NJ" | "NM" | "NY" | "NC" | "ND" | "OH" | "OK" | "OR" | "PA" | "RI" | "SC" | "SD" | "TN" | "TX" | "UT" | "VT" | "VA" | "WA" | "WV" | "WI" | "WY")[];
                 /**
                  * @description Comma list of remote, hybrid, on_site, not_stated (no value). Unknown: 422 bad_remote.
-                 * @example [
-                 *       "remote",
-                 *       "hybrid"
-                 *     ]
+                 * @example remote,hybrid
                  */
                 remote?: ("remote" | "hybrid" | "on_site" | "not_stated")[];
                 /**
@@ -7120,66 +6200,47 @@ export interface operations {
                 remote_confirmed?: boolean;
                 /**
                  * @description Comma list of Full-time, Part-time, Contract, Temporary, Internship, not_stated (full_time etc. accepted). Unknown: 422 bad_employment_type.
-                 * @example [
-                 *       "Full-time"
-                 *     ]
+                 * @example Full-time
                  */
                 employment_type?: ("Full-time" | "Part-time" | "Contract" | "Temporary" | "Internship" | "not_stated")[];
                 /**
                  * @description Comma list of Entry, Mid, Senior, Lead, Manager, Director, Executive, Intern, not_stated. Unknown: 422 bad_seniority.
-                 * @example [
-                 *       "Senior"
-                 *     ]
+                 * @example Senior
                  */
                 seniority?: ("Entry" | "Mid" | "Senior" | "Lead" | "Manager" | "Director" | "Executive" | "Intern" | "not_stated")[];
                 /**
                  * @description Comma list of provider ids from /v1/meta/providers, at most 12 (longer lists are truncated). Unknown: 422 bad_provider.
-                 * @example [
-                 *       "greenhouse",
-                 *       "lever"
-                 *     ]
+                 * @example greenhouse,lever
                  */
                 provider?: string[];
                 /**
                  * @description Comma list of provider ids to drop. Unknown: 422 bad_provider.
-                 * @example [
-                 *       "usajobs"
-                 *     ]
+                 * @example usajobs
                  */
                 exclude_provider?: string[];
                 /**
                  * @description Comma list of ats, career_site, public_agency (legacy employer_ats, government, direct accepted); aggregator and agency are reserved and match nothing. Unknown: 422 bad_source_type.
-                 * @example [
-                 *       "ats"
-                 *     ]
+                 * @example ats
                  */
                 source_type?: ("ats" | "career_site" | "public_agency" | "aggregator" | "agency" | "unknown" | "employer_ats" | "government" | "direct")[];
                 /**
                  * @description Comma list of source types to drop (same vocabulary as source_type).
-                 * @example [
-                 *       "public_agency"
-                 *     ]
+                 * @example public_agency
                  */
                 exclude_source_type?: ("ats" | "career_site" | "public_agency" | "aggregator" | "agency" | "unknown" | "employer_ats" | "government" | "direct")[];
                 /**
                  * @description Comma list of company slugs.
-                 * @example [
-                 *       "acme"
-                 *     ]
+                 * @example acme
                  */
                 company?: string[];
                 /**
                  * @description Comma list of bare domains (acme.com; a scheme, www. or path is tolerated). Companies without a known domain never match.
-                 * @example [
-                 *       "acme.com"
-                 *     ]
+                 * @example acme.com
                  */
                 company_domain?: string[];
                 /**
                  * @description Comma list of domains to drop. Companies without a known domain are kept.
-                 * @example [
-                 *       "acme.com"
-                 *     ]
+                 * @example acme.com
                  */
                 exclude_company_domain?: string[];
                 /**
@@ -7209,10 +6270,7 @@ export interface operations {
                 include_description?: boolean;
                 /**
                  * @description Comma list of field_sources keys (remote, employment_type, salary, location, posted_at, description, source_type) that must all be published; adds `completeness`. category or seniority: 422 field_never_published; other unknown keys: 422 bad_field.
-                 * @example [
-                 *       "salary",
-                 *       "remote"
-                 *     ]
+                 * @example salary,remote
                  */
                 require_fields?: ("remote" | "employment_type" | "salary" | "location" | "posted_at" | "description" | "source_type")[];
                 /**
@@ -7257,9 +6315,7 @@ export interface operations {
                 quality?: "all";
                 /**
                  * @description Not available without a key: 403 paid_feature.
-                 * @example [
-                 *       "staffing"
-                 *     ]
+                 * @example staffing
                  */
                 include_poster_type?: ("staffing" | "jobboard" | "all")[];
                 /**
@@ -7270,13 +6326,7 @@ export interface operations {
                 /** @description Not available without a key: 402 key_required_to_page. */
                 cursor?: string;
             };
-            header?: {
-                /**
-                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
-                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
-                 */
-                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -7285,7 +6335,6 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
-                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -7309,16 +6358,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
-            304: {
-                headers: {
-                    ETag: components["headers"]["ETag"];
-                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
-                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description Default Response */
             400: {
                 headers: {
@@ -7332,7 +6371,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -7371,7 +6410,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -7410,7 +6449,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -7449,7 +6488,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -7489,7 +6528,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -7528,7 +6567,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -7567,7 +6606,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -7598,13 +6637,7 @@ export interface operations {
     getPublicJob: {
         parameters: {
             query?: never;
-            header?: {
-                /**
-                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
-                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
-                 */
-                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-            };
+            header?: never;
             path: {
                 /** @description Job uuid or slug. */
                 id: string;
@@ -7616,7 +6649,6 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
-                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -7628,16 +6660,6 @@ export interface operations {
                         description: string | null;
                     };
                 };
-            };
-            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
-            304: {
-                headers: {
-                    ETag: components["headers"]["ETag"];
-                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
-                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
             /** @description Default Response */
             400: {
@@ -7652,7 +6674,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -7691,7 +6713,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -7731,7 +6753,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -7770,7 +6792,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -7809,7 +6831,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -7840,13 +6862,7 @@ export interface operations {
     listPlans: {
         parameters: {
             query?: never;
-            header?: {
-                /**
-                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
-                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
-                 */
-                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -7855,7 +6871,6 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
-                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -7885,16 +6900,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
-            304: {
-                headers: {
-                    ETag: components["headers"]["ETag"];
-                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
-                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description Default Response */
             429: {
                 headers: {
@@ -7909,7 +6914,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -7948,7 +6953,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -7987,7 +6992,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -8020,23 +7025,17 @@ export interface operations {
             query?: {
                 /**
                  * @description Comma list of ISO-3166 alpha-2 codes: the company country (stated, else the most frequent country of its live rows).
-                 * @example [
-                 *       "DE"
-                 *     ]
+                 * @example DE
                  */
                 country?: string[];
                 /**
                  * @description Comma list of organisation types, any case (e.g. government).
-                 * @example [
-                 *       "government"
-                 *     ]
+                 * @example government
                  */
                 org_type?: string[];
                 /**
                  * @description Comma list: ats, career_site, public_agency (aggregator and agency are reserved and match nothing); legacy employer_ats, government, direct. Unknown: 422 bad_source_type.
-                 * @example [
-                 *       "ats"
-                 *     ]
+                 * @example ats
                  */
                 source_type?: ("ats" | "career_site" | "public_agency" | "aggregator" | "agency" | "employer_ats" | "government" | "direct")[];
                 /**
@@ -8064,13 +7063,7 @@ export interface operations {
                 /** @description Not available without a key: 402 key_required_to_page. */
                 cursor?: string;
             };
-            header?: {
-                /**
-                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
-                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
-                 */
-                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -8079,7 +7072,6 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
-                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -8097,16 +7089,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
-            304: {
-                headers: {
-                    ETag: components["headers"]["ETag"];
-                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
-                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description Default Response */
             400: {
                 headers: {
@@ -8120,7 +7102,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -8159,7 +7141,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -8198,7 +7180,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -8238,7 +7220,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -8277,7 +7259,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -8316,7 +7298,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -8347,13 +7329,7 @@ export interface operations {
     getPublicCompany: {
         parameters: {
             query?: never;
-            header?: {
-                /**
-                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
-                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
-                 */
-                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-            };
+            header?: never;
             path: {
                 /** @description Company slug (any case). */
                 slug: string;
@@ -8365,7 +7341,6 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
-                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -8389,16 +7364,6 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
-            304: {
-                headers: {
-                    ETag: components["headers"]["ETag"];
-                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
-                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description Default Response */
             400: {
                 headers: {
@@ -8412,7 +7377,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -8451,7 +7416,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -8491,7 +7456,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -8530,7 +7495,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -8569,7 +7534,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -8600,13 +7565,7 @@ export interface operations {
     getPublicFreshness: {
         parameters: {
             query?: never;
-            header?: {
-                /**
-                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
-                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
-                 */
-                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -8615,7 +7574,6 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
-                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -8739,16 +7697,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
-            304: {
-                headers: {
-                    ETag: components["headers"]["ETag"];
-                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
-                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description Default Response */
             429: {
                 headers: {
@@ -8763,7 +7711,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -8802,7 +7750,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -8841,7 +7789,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -8872,13 +7820,7 @@ export interface operations {
     getCoverage: {
         parameters: {
             query?: never;
-            header?: {
-                /**
-                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
-                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
-                 */
-                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -8887,7 +7829,6 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
-                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -9006,16 +7947,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
-            304: {
-                headers: {
-                    ETag: components["headers"]["ETag"];
-                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
-                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description Default Response */
             429: {
                 headers: {
@@ -9030,7 +7961,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -9069,7 +8000,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -9108,7 +8039,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -9139,13 +8070,7 @@ export interface operations {
     getCoverageCountries: {
         parameters: {
             query?: never;
-            header?: {
-                /**
-                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
-                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
-                 */
-                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -9154,7 +8079,6 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
-                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -9188,16 +8112,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
-            304: {
-                headers: {
-                    ETag: components["headers"]["ETag"];
-                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
-                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description Default Response */
             429: {
                 headers: {
@@ -9212,7 +8126,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -9251,7 +8165,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -9290,7 +8204,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -9321,13 +8235,7 @@ export interface operations {
     getCoverageEmployers: {
         parameters: {
             query?: never;
-            header?: {
-                /**
-                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
-                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
-                 */
-                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -9336,7 +8244,6 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
-                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -9376,16 +8283,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
-            304: {
-                headers: {
-                    ETag: components["headers"]["ETag"];
-                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
-                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description Default Response */
             429: {
                 headers: {
@@ -9400,7 +8297,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -9439,7 +8336,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -9478,7 +8375,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -9509,13 +8406,7 @@ export interface operations {
     getStats: {
         parameters: {
             query?: never;
-            header?: {
-                /**
-                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
-                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
-                 */
-                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -9524,7 +8415,6 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
-                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -9570,16 +8460,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
-            304: {
-                headers: {
-                    ETag: components["headers"]["ETag"];
-                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
-                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description Default Response */
             429: {
                 headers: {
@@ -9594,7 +8474,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -9633,7 +8513,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -9672,7 +8552,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -9703,13 +8583,7 @@ export interface operations {
     getPublicFacets: {
         parameters: {
             query?: never;
-            header?: {
-                /**
-                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
-                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
-                 */
-                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -9718,7 +8592,6 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
-                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -9772,16 +8645,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
-            304: {
-                headers: {
-                    ETag: components["headers"]["ETag"];
-                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
-                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description Default Response */
             429: {
                 headers: {
@@ -9796,7 +8659,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -9835,7 +8698,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -9874,7 +8737,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -9905,13 +8768,7 @@ export interface operations {
     getPublicProviders: {
         parameters: {
             query?: never;
-            header?: {
-                /**
-                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
-                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
-                 */
-                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
-            };
+            header?: never;
             path?: never;
             cookie?: never;
         };
@@ -9920,7 +8777,6 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
-                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -9941,16 +8797,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
-            304: {
-                headers: {
-                    ETag: components["headers"]["ETag"];
-                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
-                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
             /** @description Default Response */
             429: {
                 headers: {
@@ -9965,7 +8811,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -10004,7 +8850,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -10043,7 +8889,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -10119,7 +8965,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -10158,7 +9004,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -10197,7 +9043,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -10236,7 +9082,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -10275,7 +9121,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -10314,7 +9160,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -10354,7 +9200,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -10393,7 +9239,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -10432,7 +9278,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -10471,7 +9317,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -10537,7 +9383,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -10576,7 +9422,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -10615,7 +9461,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -10654,7 +9500,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -10740,7 +9586,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -10777,7 +9623,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */

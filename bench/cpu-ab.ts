@@ -53,10 +53,21 @@ const app = await buildApp({
   cursorSecret: await cursorSecret(db),
   requestCounters,
   keylessBurst: 1_000_000_000,
+  ...(await keylessCacheOption()),
   reports: defaultReportSettings(300),
   keyedLimits: true,
 });
 await app.ready();
+/** `serve`'s keyless page cache, when this version has one (BENCH_KEYLESS_CACHE=off leaves it out). */
+async function keylessCacheOption(): Promise<Record<string, unknown>> {
+  if (process.env.BENCH_KEYLESS_CACHE === 'off') return {};
+  try {
+    const { KeylessPageCache } = (await import('../src/http/keyless-page-cache.ts')) as { KeylessPageCache: new () => unknown };
+    return { keylessPageCache: new KeylessPageCache() };
+  } catch {
+    return {};
+  }
+}
 const redisPid = Number(process.env.REDIS_PID ?? 0);
 const headers = { authorization: `Bearer ${key}` };
 for (const url of paths) {

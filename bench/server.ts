@@ -14,6 +14,7 @@ import pino from 'pino';
 import { connectRedis, waitForRedis, type CounterStore } from '../src/access/counters.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { buildApp } from '../src/http/app.ts';
+import { KeylessPageCache } from '../src/http/keyless-page-cache.ts';
 import { defaultReportSettings } from '../src/reports/snapshots.ts';
 import { connect } from '../src/store/database.ts';
 import { listenForKeyChanges } from '../src/store/key-changes.ts';
@@ -66,6 +67,8 @@ const app = await buildApp({
   requestCounters,
   // The keyless limiter runs (so its cost is measured) but never refuses the benchmark's one address.
   keylessBurst: 1_000_000_000,
+  // As `serve`: keyless listing answers kept as bytes (issue 22).
+  keylessPageCache: new KeylessPageCache(),
   reports: defaultReportSettings(config.reportRefreshSeconds),
   keyedLimits: process.env.BENCH_LIMITS !== 'off',
 });

@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { waitForRedis } from './counters.ts';
 import { RequestLimiter } from './request-limits.ts';
 
 /** A clock the test moves by hand. */
@@ -53,5 +56,64 @@ describe('request limits of a key', () => {
     expect((await limiter.charge('k', allowance)).allowed).toBe(true);
     expect((await limiter.charge('k', allowance)).allowed).toBe(true);
     expect((await limiter.charge('k', allowance)).allowed).toBe(false);
+  });
+});
+
+const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const redisAnswers = await (async () => {
+  const probe = new Redis(redisUrl, { lazyConnect: true, connectTimeout: 1000, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  probe.on('error', () => undefined);
+  try {
+    await probe.connect();
+    await probe.ping();
+    return true;
+  } catch {
+    return false;
+  } finally {
+    probe.disconnect();
+  }
+})();
+
+describe.skipIf(!redisAnswers)('request limits of a key, counted in Redis in one script', () => {
+  it('let exactly the limit through, charge refused requests nothing, refund and read the same counters', async () => {
+    const client = new Redis(redisUrl);
+    const keyPrefix = `jltest:${randomBytes(6).toString('hex')}`;
+    expect(await waitForRedis(client)).toBe(true);
+    try {
+      const limiter = new RequestLimiter({ kind: 'redis', client, keyPrefix }, handClock('2026-05-10T12:00:00Z').clock);
+      const allowance = { requests_per_minute: 5, requests_per_day: 7 };
+      const charges = await Promise.all(Array.from({ length: 12 }, () => limiter.charge('k1', allowance)));
+      expect(charges.filter((c) => c.allowed)).toHaveLength(5);
+      expect(charges.filter((c) => c.allowed).map((c) => c.minute.used).sort()).toEqual([1, 2, 3, 4, 5]);
+      for (const c of charges.filter((c) => !c.allowed)) {
+        expect(c.minute).toMatchObject({ used: 5, remaining: 0 });
+        expect(c.retryAfterSeconds).toBeGreaterThanOrEqual(59);
+      }
+      expect(Number(await client.get(`${keyPrefix}:req-min:k1`))).toBe(5);
+      expect(await client.ttl(`${keyPrefix}:req-min:k1`)).toBeGreaterThan(55);
+      // The day counter expires an hour after UTC midnight (12 h from the hand clock's noon, plus 1 h).
+      expect(await client.ttl(`${keyPrefix}:req-day:k1:2026-05-10`)).toBeGreaterThan(46_000);
+      expect(await limiter.usedToday('k1')).toBe(5);
+      const refunded = await limiter.refund(charges.find((c) => c.allowed)!);
+      expect(refunded.day.used).toBeLessThan(charges.find((c) => c.allowed)!.day.used);
+      expect(await limiter.usedToday('k1')).toBe(4);
+    } finally {
+      const keys = await client.keys(`${keyPrefix}:*`);
+      if (keys.length > 0) await client.del(...keys);
+      client.disconnect();
+    }
+  });
+
+  it('count in this process while Redis is unreachable, and refund from the same counters', async () => {
+    const client = new Redis('redis://127.0.0.1:1', { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    client.on('error', () => undefined);
+    const limiter = new RequestLimiter({ kind: 'redis', client, keyPrefix: 'jltest:down' }, handClock('2026-05-10T12:00:00Z').clock);
+    const allowance = { requests_per_minute: 3, requests_per_day: 100 };
+    const charges = await Promise.all(Array.from({ length: 5 }, () => limiter.charge('k', allowance)));
+    expect(charges.filter((c) => c.allowed)).toHaveLength(3);
+    expect(await limiter.usedToday('k')).toBe(3);
+    await limiter.refund(charges.find((c) => c.allowed)!);
+    expect(await limiter.usedToday('k')).toBe(2);
+    client.disconnect();
   });
 });

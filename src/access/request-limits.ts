@@ -4,6 +4,8 @@
  *
  * - The minute window starts at the key's first request and lasts 60 seconds.
  * - The day is the UTC calendar day: its counter is keyed by the date, so it resets at UTC midnight.
+ * - Both windows are counted, and taken back on a refusal, by one atomic operation: one Redis round
+ *   trip per request (`limitedHits`, issue 22).
  * - A request refused by either limit charges neither (its hits are taken back), so 400 concurrent
  *   requests against a limit of 100 let exactly 100 through. A request refused later by another budget
  *   (402 for records) is refunded through {@link RequestLimiter.refund}.
@@ -11,7 +13,7 @@
  *   UTC midnight (spec: Metering rules item 3).
  */
 import { nextUtcMidnight, secondsUntil, utcDay, type Clock } from './periods.ts';
-import { windowCounter, type CounterStore, type WindowCounter } from './counters.ts';
+import { limitedHits, windowCounter, type CounterStore, type LimitedHits, type WindowCount, type WindowCounter } from './counters.ts';
 
 /** The limits of a plan that this module enforces (columns of `plans`). */
 export interface RequestAllowance {
@@ -55,11 +57,13 @@ function windowState(limit: number, used: number, resetSeconds: number): WindowS
 export class RequestLimiter {
   readonly #minute: WindowCounter;
   readonly #day: WindowCounter;
+  readonly #both: LimitedHits;
   readonly #clock: Clock;
 
   constructor(store: CounterStore, clock: Clock) {
     this.#minute = windowCounter(store, 'req-min', MINUTE_SECONDS);
     this.#day = windowCounter(store, 'req-day', 86_400);
+    this.#both = limitedHits(store);
     this.#clock = clock;
   }
 
@@ -72,11 +76,13 @@ export class RequestLimiter {
     const midnight = nextUtcMidnight(now);
     const toMidnight = secondsUntil(midnight, now);
     const keys = { minute: keyId, day: `${keyId}:${utcDay(now)}`, daySeconds: toMidnight + DAY_COUNTER_GRACE_SECONDS };
-    const [minute, day] = await Promise.all([this.#minute.hit(keys.minute), this.#day.hit(keys.day, keys.daySeconds)]);
+    const { allowed, windows } = await this.#both.hit([
+      { counter: this.#minute, key: keys.minute, limit: allowance.requests_per_minute },
+      { counter: this.#day, key: keys.day, windowSeconds: keys.daySeconds, limit: allowance.requests_per_day },
+    ]);
+    const [minute, day] = windows as [WindowCount, WindowCount];
     const minuteSeconds = Math.max(1, Math.ceil(minute.msBeforeReset / 1000));
-    const minuteOver = minute.count > allowance.requests_per_minute;
-    const dayOver = day.count > allowance.requests_per_day;
-    if (!minuteOver && !dayOver) {
+    if (allowed) {
       return {
         allowed: true,
         minute: windowState(allowance.requests_per_minute, minute.count, minuteSeconds),
@@ -84,7 +90,9 @@ export class RequestLimiter {
         keys,
       };
     }
-    await this.#undo(keys);
+    // Refused: both hits were already taken back; the counts seen included this request.
+    const minuteOver = minute.count > allowance.requests_per_minute;
+    const dayOver = day.count > allowance.requests_per_day;
     return {
       allowed: false,
       minute: windowState(allowance.requests_per_minute, Math.max(0, minute.count - 1), minuteSeconds),

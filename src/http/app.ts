@@ -17,6 +17,7 @@ import type { DB } from '../store/schema.ts';
 import { cachedProviderIds, facetSnapshot, type AppContext } from './context.ts';
 import { clientErrorHandler, errorHandler, frameworkErrorHandler, MAX_HEADER_BYTES, MAX_PARAM_LENGTH, sendApiError } from './errors.ts';
 import { documentConditionalRequests, installConditionalRequests } from './conditional.ts';
+import type { KeylessPageCache } from './keyless-page-cache.ts';
 import { documentBudgetHeaders } from './openapi-headers.ts';
 import { requireApiKey } from './plugins/auth.ts';
 import { KeyCache } from '../access/key-cache.ts';
@@ -60,6 +61,11 @@ export interface AppOptions {
   trustProxyHops?: number;
   /** Keyless requests per 5 seconds and client address (default 10, about 2 per second); 0: no limit. */
   keylessBurst?: number;
+  /**
+   * `/public/jobs` answers kept as bytes per normalized query (keyless-page-cache.ts, issue 22);
+   * `serve` and the bench pass one. Absent (tests' default): every request reads the ledger.
+   */
+  keylessPageCache?: KeylessPageCache;
   /** Report snapshot settings (FX rates, refresh interval); defaults to the bundled rates and 900 s. */
   reports?: ReportSettings;
   /**
@@ -175,6 +181,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reports: createReportReader(options.db, options.reports ?? defaultReportSettings()),
     facets: facetSnapshot(options.db, options.log),
     keyCache: options.keyChanges ? new KeyCache(options.keyChanges) : undefined,
+    keylessPageCache: options.keylessPageCache,
   };
   const contractVersion = options.contractVersion ?? CONTRACT_VERSION;
 

@@ -1,6 +1,7 @@
 /**
  * What route handlers share: the ledger, settings, and small caches of slowly changing data.
  */
+import type { KeylessPageCache } from './keyless-page-cache.ts';
 import type { FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
@@ -28,6 +29,8 @@ export interface AppContext {
   facets: RefreshingSnapshot<LedgerFacets>;
   /** Key lookups kept for at most a second (access/key-cache.ts); absent: every request reads its key. */
   keyCache?: KeyCache;
+  /** `/public/jobs` answers kept as bytes (keyless-page-cache.ts); absent: every request reads. */
+  keylessPageCache?: KeylessPageCache;
 }
 
 /**

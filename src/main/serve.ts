@@ -1,6 +1,7 @@
 /**
  * `jobledger serve`: the API server (and, with `--demo`, the bundled real feeds imported first).
  */
+import { KeylessPageCache } from '../http/keyless-page-cache.ts';
 import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import { Billing } from '../billing/billing.ts';
@@ -97,6 +98,8 @@ export async function serve(options: ServeOptions): Promise<void> {
       requestCounters,
       trustProxyHops: config.trustProxyHops,
       keylessBurst: config.keylessBurst,
+      // `/public/jobs` answers kept as bytes per query, invalidated by the change feed (issue 22).
+      keylessPageCache: new KeylessPageCache(),
       reports,
       billing: new Billing({ db: database.db, log, provider: stripe ? new StripeCheckout(stripe) : undefined }),
       site: {

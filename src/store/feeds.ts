@@ -171,3 +171,12 @@ export async function listClosedJobs(
   const last = pageRows[pageRows.length - 1];
   return { rows: pageRows, hasMore, next: hasMore && last ? { key: last.closed_at_text, id: last.id } : undefined };
 }
+
+/**
+ * The change feed's watermark: the highest `seq` of `change_events` as a decimal string ('0' when
+ * there is none). One lookup on the unique index of `seq`; it grows with every recorded change.
+ */
+export async function changeWatermark(db: Kysely<DB>): Promise<string> {
+  const row = await db.selectFrom('change_events').select((eb) => eb.fn.max('seq').as('seq')).executeTakeFirst();
+  return row?.seq == null ? '0' : String(row.seq);
+}

@@ -5,6 +5,7 @@
  * Request counters: in process by default; when REDIS_URL is set (CI's second pass), in that Redis
  * under a prefix unique to the app, so every HTTP test also runs the shared-counter path.
  */
+import type { KeylessPageCache } from '../../src/http/keyless-page-cache.ts';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
@@ -48,6 +49,8 @@ export interface TestAppOptions {
   site?: SiteOptions;
   /** The key-change signal (absent: no key cache, as in most tests). */
   keyChanges?: KeyChangeSignal;
+  /** The keyless page cache (absent: none, as in most tests; `serve` has one). */
+  keylessPageCache?: KeylessPageCache;
 }
 
 /** The keyless burst of test apps unless a test asks for another. */
@@ -84,6 +87,7 @@ export async function buildTestApp(t: TestDatabase, options: TestAppOptions = {}
     signedInAccount: options.signedInAccount,
     site: options.site,
     keyChanges: options.keyChanges,
+    keylessPageCache: options.keylessPageCache,
   });
   if (options.contract !== false) validatingInject(app);
   if (redis) {

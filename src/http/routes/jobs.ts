@@ -7,6 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ApiError, quoteValue } from '../../domain/errors.ts';
 import { JobEnvelopeSchema, JobPageSchema, type JobPage } from '../../domain/job.ts';
 import type { JobFilter } from '../../domain/listing-filter.ts';
+import { changeWatermark } from '../../store/feeds.ts';
 import { findJob, listJobs, type ListPage } from '../../store/job-queries.ts';
 import { listingContextOf, type AppContext } from '../context.ts';
 import { keysetCursor, servePage } from '../paging.ts';
@@ -104,14 +105,23 @@ export function keylessJobRoutes(ctx: AppContext) {
   });
 
   return async (app: FastifyInstance) => {
-    serveRoute(app, list, async ({ request, query: listing }): Promise<JobPage> => {
-      const page = await servePage({
-        meter: request.recordMeter,
-        limit: listing.limit,
-        read: (_after, granted) => listJobs(ctx.db, listing.filter, listing.scope, { limit: granted, includeDescription: listing.includeDescription }),
-      });
-      // The keyless surface does not page: has_more is false and next_cursor null by definition.
-      return pageBody(ctx, listing, page.rows, null);
+    serveRoute(app, list, async ({ request, reply, query: listing }): Promise<JobPage | string> => {
+      const answer = async (): Promise<JobPage> => {
+        const page = await servePage({
+          meter: request.recordMeter,
+          limit: listing.limit,
+          read: (_after, granted) => listJobs(ctx.db, listing.filter, listing.scope, { limit: granted, includeDescription: listing.includeDescription }),
+        });
+        // The keyless surface does not page: has_more is false and next_cursor null by definition.
+        return pageBody(ctx, listing, page.rows, null);
+      };
+      const cache = ctx.keylessPageCache;
+      if (!cache) return answer();
+      // Keyed by the parsed request: equivalent spellings of a query share an entry.
+      const key = JSON.stringify([listing.filter, listing.scope, listing.limit, listing.includeDescription]);
+      const cached = await cache.serve(key, () => changeWatermark(ctx.db), async () => reply.serialize(await answer()) as string);
+      reply.header('ETag', cached.etag).type('application/json; charset=utf-8');
+      return cached.bytes;
     });
 
     app.withTypeProvider<TypeBoxTypeProvider>().get(

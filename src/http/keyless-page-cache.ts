@@ -1,0 +1,94 @@
+/**
+ * The keyless listing cache (issue 22): `/public/jobs` answers kept as their serialized bytes with
+ * their `ETag` (`conditional.ts`'s {@link entityTag}, computed once per body), keyed by the
+ * normalized query (the parsed listing request, so `?country=de` and `?country=DE` share an entry),
+ * in a bounded map of at most `maxEntries` (oldest inserted evicted first).
+ *
+ * An entry is served only while both hold:
+ * - the change feed's watermark (`max(seq)` of `change_events`, one index lookup, read at most once
+ *   per `watermarkMaxAgeMs`, default 1 s, per process) is the one it was built under: any recorded
+ *   change to the ledger invalidates every entry at once, seen by every process within that second;
+ * - it is younger than `ttlMs`: changes that record no change event (a withholding rule, an opt-out)
+ *   show within that time, far under the `max-age=300` the answer already allows any cache.
+ *
+ * Only the database read and the serialization are skipped: the query is still parsed per request
+ * (its 400s and `X-Ignored-Params` / `X-Did-You-Mean` headers are the same), the per-address limit
+ * still runs before the handler, and a database that cannot answer the watermark fails the request as
+ * before (once the last good reading is older than `watermarkMaxAgeMs`). Off unless `serve` (or the bench) turns it on (`AppOptions.keylessPageCache`).
+ */
+import { entityTag } from './conditional.ts';
+
+/** One cached answer. */
+export interface CachedPage {
+  /** The JSON body exactly as first served. */
+  bytes: string;
+  /** Its strong entity tag, as `ETag` carries it. */
+  etag: string;
+}
+
+interface Entry extends CachedPage {
+  watermark: string;
+  expiresAt: number;
+}
+
+/** Settings of {@link KeylessPageCache}. */
+export interface KeylessPageCacheOptions {
+  /** Entries kept at most (default 1,000). */
+  maxEntries?: number;
+  /** Lifetime of an entry, milliseconds (default 5,000). */
+  ttlMs?: number;
+  /** How long a watermark reading is reused, milliseconds (default 1,000; 0: read per request). */
+  watermarkMaxAgeMs?: number;
+}
+
+export class KeylessPageCache {
+  readonly #entries = new Map<string, Entry>();
+  readonly #maxEntries: number;
+  readonly #ttlMs: number;
+  readonly #watermarkMaxAgeMs: number;
+  /** The last watermark reading (or the one under way, shared by concurrent requests). */
+  #watermark: { value: Promise<string>; readAt: number } | undefined;
+
+  constructor(options: KeylessPageCacheOptions = {}) {
+    this.#maxEntries = options.maxEntries ?? 1000;
+    this.#ttlMs = options.ttlMs ?? 5000;
+    this.#watermarkMaxAgeMs = options.watermarkMaxAgeMs ?? 1000;
+  }
+
+  /** The watermark, read through `read` unless a reading younger than its maximum age exists. */
+  async #currentWatermark(read: () => Promise<string>, now: number): Promise<string> {
+    const last = this.#watermark;
+    if (last && now - last.readAt < this.#watermarkMaxAgeMs) return last.value;
+    const reading = { value: read(), readAt: now };
+    this.#watermark = reading;
+    try {
+      return await reading.value;
+    } catch (error) {
+      // A failed reading is never reused: the next request reads again.
+      if (this.#watermark === reading) this.#watermark = undefined;
+      throw error;
+    }
+  }
+
+  /** Entries held now (tests, metrics). */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /**
+   * The answer for `key`: the cached one when built under the current watermark (`readWatermark`,
+   * see {@link KeylessPageCacheOptions.watermarkMaxAgeMs}) and young enough, else `build()`'s bytes,
+   * stored. `readWatermark` and `build` throw as the handler would; nothing is stored then.
+   */
+  async serve(key: string, readWatermark: () => Promise<string>, build: () => Promise<string>, now: number = Date.now()): Promise<CachedPage> {
+    const watermark = await this.#currentWatermark(readWatermark, now);
+    const hit = this.#entries.get(key);
+    if (hit && hit.watermark === watermark && hit.expiresAt > now) return hit;
+    const bytes = await build();
+    const entry: Entry = { bytes, etag: entityTag(bytes), watermark, expiresAt: now + this.#ttlMs };
+    this.#entries.delete(key);
+    this.#entries.set(key, entry);
+    while (this.#entries.size > this.#maxEntries) this.#entries.delete(this.#entries.keys().next().value!);
+    return entry;
+  }
+}

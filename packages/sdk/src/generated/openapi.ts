@@ -671,6 +671,16 @@ export interface components {
              */
             first_seen_at?: string;
             /**
+             * @description How far posted_at lags first_seen_at: first_seen_at minus posted_at, in whole hours. Large: the ledger found the vacancy long after the source dated it. Negative: the source dated it after the ledger first saw it (re-dated). Omitted without posted_at; never estimated.
+             * @example 5
+             */
+            first_seen_lag_hours?: number;
+            /**
+             * @description How many times the same employer, title and location was seen again after closing (a closed row reopening, or a new posting once an earlier one left its source). 0: never, as far as the ledger knows. Always inferred.
+             * @example 0
+             */
+            repost_count: number;
+            /**
              * Format: date-time
              * @description When the vacancy was last confirmed to still exist at its source.
              */
@@ -726,7 +736,7 @@ export interface components {
             /** @description Only with quality=all: the host the rule matched. */
             quality_matched_host?: string;
         };
-        /** @description Provenance of the spec's nine fields, plus company_domain, state and expires_at: published (carried by the source), inferred (derived by the service) or absent. company_domain is inferred when known (the service's employer identity, not a posting field); state follows location; expires_at is published when the source stated a closing date. */
+        /** @description Provenance of the spec's nine fields, plus company_domain, state, expires_at, repost_count and first_seen_lag_hours: published (carried by the source), inferred (derived by the service) or absent. company_domain is inferred when known (the service's employer identity, not a posting field); state follows location; expires_at is published when the source stated a closing date; repost_count is always inferred (counted from the ledger); first_seen_lag_hours is inferred when posted_at is known, else absent. */
         FieldSources: {
             /** @enum {string} */
             remote: "published" | "inferred" | "absent";
@@ -752,6 +762,10 @@ export interface components {
             state: "published" | "inferred" | "absent";
             /** @enum {string} */
             expires_at: "published" | "inferred" | "absent";
+            /** @enum {string} */
+            repost_count: "published" | "inferred" | "absent";
+            /** @enum {string} */
+            first_seen_lag_hours: "published" | "inferred" | "absent";
         };
         /** @description An employer with at least one retrievable row, or (include_discovered) evidence of hiring. */
         Company: {
@@ -4145,6 +4159,16 @@ export interface operations {
                          */
                         first_seen_at?: string;
                         /**
+                         * @description How far posted_at lags first_seen_at: first_seen_at minus posted_at, in whole hours. Large: the ledger found the vacancy long after the source dated it. Negative: the source dated it after the ledger first saw it (re-dated). Omitted without posted_at; never estimated.
+                         * @example 5
+                         */
+                        first_seen_lag_hours?: number;
+                        /**
+                         * @description How many times the same employer, title and location was seen again after closing (a closed row reopening, or a new posting once an earlier one left its source). 0: never, as far as the ledger knows. Always inferred.
+                         * @example 0
+                         */
+                        repost_count: number;
+                        /**
                          * Format: date-time
                          * @description When the vacancy was last confirmed to still exist at its source.
                          */
@@ -4190,7 +4214,7 @@ export interface operations {
                         salary_min_annual_eur: number | null;
                         /** @description salary_max converted to EUR per year by the same rule and rates as salary_min_annual_eur; null when salary_max, the period or the currency is unknown. Never guessed. */
                         salary_max_annual_eur: number | null;
-                        /** @description Provenance of the spec's nine fields, plus company_domain, state and expires_at: published (carried by the source), inferred (derived by the service) or absent. company_domain is inferred when known (the service's employer identity, not a posting field); state follows location; expires_at is published when the source stated a closing date. */
+                        /** @description Provenance of the spec's nine fields, plus company_domain, state, expires_at, repost_count and first_seen_lag_hours: published (carried by the source), inferred (derived by the service) or absent. company_domain is inferred when known (the service's employer identity, not a posting field); state follows location; expires_at is published when the source stated a closing date; repost_count is always inferred (counted from the ledger); first_seen_lag_hours is inferred when posted_at is known, else absent. */
                         field_sources: {
                             /** @enum {string} */
                             remote: "published" | "inferred" | "absent";
@@ -4216,6 +4240,10 @@ export interface operations {
                             state: "published" | "inferred" | "absent";
                             /** @enum {string} */
                             expires_at: "published" | "inferred" | "absent";
+                            /** @enum {string} */
+                            repost_count: "published" | "inferred" | "absent";
+                            /** @enum {string} */
+                            first_seen_lag_hours: "published" | "inferred" | "absent";
                         };
                         attribution?: string;
                         canonical_url?: string;

@@ -9,7 +9,7 @@
  *   2021-01-20, read in place from the shared data, never copied): the recordings replayed in order as
  *   crawls of one board under the default absence rule, giving the lag at first sighting and the reposts.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseTarGzip } from 'nanotar';
 import {
@@ -80,7 +80,8 @@ export const evaluator: Evaluator = {
     }
 
     // SmartRecruiters history: recordings in order, as crawls of one board.
-    const files = (await parseTarGzip(readFileSync(join(ctx.dataDir, 'smartrecruiters/allegro-postings-history-2018-2021.tar.gz'))))
+    const history = join(ctx.dataDir, 'smartrecruiters/allegro-postings-history-2018-2021.tar.gz');
+    const files = (existsSync(history) ? await parseTarGzip(readFileSync(history)) : [])
       .filter((f) => f.name.endsWith('.json') && f.data)
       .sort((a, b) => (a.name < b.name ? -1 : 1));
     const target = { id: 'smartrecruiters:allegro', providerId: 'smartrecruiters' as const, board: 'allegro' };
@@ -91,6 +92,10 @@ export const evaluator: Evaluator = {
     let newRows = 0;
     let reposts = 0;
     let reopened = 0;
+    let sameCrawl = 0;
+    let previous: Date | undefined;
+    const gaps: number[] = [];
+    const repostedTitles = new Map<string, number>();
     const repostHistogram = new Map<number, number>();
     for (const file of files) {
       const stamp = /jobs_(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})_/.exec(file.name);
@@ -109,12 +114,15 @@ export const evaluator: Evaluator = {
         continue;
       }
       goodCrawls++;
-      const listed = new Map<string, { key: string; postedAt?: string }>();
+      const first = previous === undefined;
+      if (previous) gaps.push((now.getTime() - previous.getTime()) / 3_600_000);
+      previous = now;
+      const listed = new Map<string, { key: string; postedAt?: string; title: string }>();
       for (const raw of content) {
         const posting = mapSmartRecruitersPosting(raw, target);
         if (!posting) continue;
         const job = enrichPosting(posting, SMARTRECRUITERS, fx);
-        listed.set(job.sourcePostingId, { key: repostKey(job.title, job.location), postedAt: job.postedAt });
+        listed.set(job.sourcePostingId, { key: repostKey(job.title, job.location), postedAt: job.postedAt, title: `${job.title} (${job.location ?? ''})` });
       }
       const listedIds = new Set([...listed.keys()].filter((id) => rows.has(id)));
       const scope = { listedIds, completeCrawlOf: target.id };
@@ -130,8 +138,14 @@ export const evaluator: Evaluator = {
           const repostCount = decideRepostCount(byKey.get(seen.key) ?? [], scope);
           rows.set(id, { id, key: seen.key, status: 'live', repostCount, missed: 0, lastSeen: now });
           newRows++;
-          if (repostCount > 0) reposts++;
-          const lag = firstSeenLagHours(seen.postedAt ? new Date(seen.postedAt) : undefined, now);
+          if (repostCount > 0) {
+            reposts++;
+            repostedTitles.set(seen.title, Math.max(repostedTitles.get(seen.title) ?? 0, repostCount));
+            // Reposted while the earlier row was still live in the ledger (it left the board in this crawl).
+            if (!(byKey.get(seen.key) ?? []).some((p) => p.status === 'closed')) sameCrawl++;
+          }
+          // The first crawl's rows were on the board before the ledger started: their lag is their age.
+          const lag = first ? undefined : firstSeenLagHours(seen.postedAt ? new Date(seen.postedAt) : undefined, now);
           if (lag !== undefined) srLags.push(lag);
           continue;
         }
@@ -156,8 +170,11 @@ export const evaluator: Evaluator = {
     say();
     lagTable(say, [
       ['Ashby, a first crawl on the recording day (2025-10-28)', ashbyLags, ashbyRows],
-      [`SmartRecruiters Allegro, crawled at each recording (${goodCrawls} good, ${failed} failed or empty)`, srLags, newRows],
+      [`SmartRecruiters Allegro, crawled at each recording (${goodCrawls} good, ${failed} failed or empty), rows new after the first crawl`, srLags, srLags.length],
     ]);
+    const sortedGaps = [...gaps].sort((a, b) => a - b);
+    say(`Allegro recordings: median ${quantile(sortedGaps, 0.5).toFixed(1)} h apart (p90 ${quantile(sortedGaps, 0.9).toFixed(0)} h).`);
+    say();
     say('Ashby: the lag of a ledger\'s first crawl is the advert\'s age, so it says how old the boards\' inventory is, not how');
     say('fast a steady ledger finds new adverts. The Allegro history is a steady crawl (one recording a day or so, when the');
     say('file changed): there the lag is mostly the time between recordings; a negative lag is a `releasedDate` later than');
@@ -169,6 +186,12 @@ export const evaluator: Evaluator = {
     say('|---:|---:|---:|---|');
     const histogram = [...repostHistogram.entries()].sort((a, b) => a[0] - b[0]).map(([k, v]) => `${k}: ${v}`).join(', ');
     say(`| ${rows.size} | ${reposts} (${pct(reposts, newRows)}) | ${reopened} | ${histogram} |`);
+    say();
+    say(`Of the ${reposts} reposts, ${sameCrawl} replaced a posting in the same crawl (the earlier row was still live in the`);
+    say('ledger, waiting for the absence rule); the rest came after the earlier row had closed. Most reposted adverts:');
+    say();
+    const top = [...repostedTitles.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 5);
+    for (const [title, count] of top) say(`- ${title}: repost_count ${count}`);
     say();
     say('The recorder\'s query changed twice (2018-06-13 and 2019-10-14: company identifier and department filter), so');
     say('some postings "closed" only because the query stopped listing them; a posting listed again later counts as');

@@ -166,7 +166,13 @@ describe('submitting and verifying', () => {
       posted_at: 'published',
       description: 'published',
       source_type: 'inferred',
+      company_domain: 'inferred',
+      state: 'absent',
+      expires_at: 'absent',
+      repost_count: 'inferred',
+      first_seen_lag_hours: 'inferred',
     });
+    expect(data).toMatchObject({ repost_count: 0, first_seen_lag_hours: 0 });
     expect(String(data.description)).toContain('<p>You build the services our robots talk to.</p>');
     expect(await events(answer.job_id)).toEqual(['created']);
 

@@ -5,6 +5,7 @@
  * Usage: node scripts/eval-enrich.ts [--data <dir>] [--write <file.md>] [--no-throughput]
  *   --data   the shared real data folder (default $JOBLEDGER_EVAL_DATA or /work/shared/data): reads
  *            ashby/boards.tar.gz, usajobs/announcements.tar.gz, nav/pam-public-feed-search-result.json,
+ *            smartrecruiters/allegro-postings-history-2018-2021.tar.gz (the reality signals, if present),
  *            and ../design/opm-series-families.json next to it (or $JOBLEDGER_EVAL_OPM).
  *   --write  also write the report (markdown) to that file, e.g. docs/enrichment-quality.md; the
  *            file's hand-written section from "## How the labels were made, and what is held out"

@@ -170,7 +170,11 @@ describe('submitting and verifying', () => {
       company_domain: 'inferred',
       state: 'absent',
       expires_at: 'absent',
+      // Reality signals (issue 15): a first publication, dated by the employer.
+      repost_count: 'inferred',
+      first_seen_lag_hours: 'inferred',
     });
+    expect(data).toMatchObject({ repost_count: 0, first_seen_lag_hours: 0 });
     expect(String(data.description)).toContain('<p>You build the services our robots talk to.</p>');
     expect(await events(answer.job_id)).toEqual(['created']);
 

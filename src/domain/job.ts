@@ -34,7 +34,7 @@ export const FieldSourcesSchema = Type.Object(
   {
     $id: 'FieldSources',
     description:
-      'Provenance of the spec\'s nine fields, plus company_domain, state and expires_at: published (carried by the source), inferred (derived by the service) or absent. company_domain is inferred when known (the service\'s employer identity, not a posting field); state follows location; expires_at is published when the source stated a closing date.',
+      'Provenance of the spec\'s nine fields, plus company_domain, state, expires_at, repost_count and first_seen_lag_hours: published (carried by the source), inferred (derived by the service) or absent. company_domain is inferred when known (the service\'s employer identity, not a posting field); state follows location; expires_at is published when the source stated a closing date; repost_count is always inferred (counted from the ledger); first_seen_lag_hours is inferred when posted_at is known, else absent.',
   },
 );
 
@@ -68,6 +68,19 @@ export const JobSchema = Type.Object(
     seniority: Type.Optional(Type.String({ description: 'Always inferred from the title.' })),
     posted_at: Type.Optional(Timestamp('When the source published the vacancy.')),
     first_seen_at: Type.Optional(Timestamp('When the vacancy entered the ledger.')),
+    first_seen_lag_hours: Type.Optional(
+      Type.Integer({
+        description:
+          'How far posted_at lags first_seen_at: first_seen_at minus posted_at, in whole hours. Large: the ledger found the vacancy long after the source dated it. Negative: the source dated it after the ledger first saw it (re-dated). Omitted without posted_at; never estimated.',
+        examples: [5],
+      }),
+    ),
+    repost_count: Type.Integer({
+      minimum: 0,
+      description:
+        'How many times the same employer, title and location was seen again after closing (a closed row reopening, or a new posting once an earlier one left its source). 0: never, as far as the ledger knows. Always inferred.',
+      examples: [0],
+    }),
     last_verified_at: Timestamp('When the vacancy was last confirmed to still exist at its source.'),
     status: StringEnum(JOB_STATUSES),
     closed_at: Nullable(Timestamp('When the ledger closed the row.'), 'Null on live rows.'),

@@ -8,6 +8,10 @@ import {
   planCrawl,
   planOptoutWithholding,
   planUnchangedBoard,
+  decideRepostCount,
+  firstSeenLagHours,
+  reopenedRepostCount,
+  repostKey,
   type BoardRow,
   type LedgerPosting,
   type LedgerState,
@@ -117,6 +121,7 @@ function rowOf(id: string, p: LedgerPosting, extra: Partial<BoardRow> = {}): Boa
     missedCrawls: 0,
     lastVerifiedAt: new Date('2026-11-22T06:00:00Z'),
     country: 'DE',
+    repostCount: 0,
     ...extra,
   };
 }
@@ -141,9 +146,9 @@ describe('planning a crawl of a board', () => {
     const fresh = posting('new');
     const expired = posting('old', { upstreamClosesAt: '2026-01-31T00:00:00Z' });
     const plan = planCrawl({ postings: [fresh, expired], rows: [], now, newId: ids('11111111-aaaa', '22222222-bbbb') });
-    expect(plan.liveInserts).toEqual([{ id: '11111111-aaaa', slug: 'backend-engineer-11111111', posting: fresh, hash: contentHash(fresh.job), closedUpstream: false, upstreamExpiredAt: null }]);
+    expect(plan.liveInserts).toEqual([{ id: '11111111-aaaa', slug: 'backend-engineer-11111111', posting: fresh, hash: contentHash(fresh.job), closedUpstream: false, upstreamExpiredAt: null, repostCount: 0 }]);
     expect(plan.closedInserts).toEqual([
-      { id: '22222222-bbbb', slug: 'backend-engineer-22222222', posting: expired, hash: contentHash(expired.job), closedUpstream: true, upstreamExpiredAt: new Date('2026-01-31T00:00:00Z') },
+      { id: '22222222-bbbb', slug: 'backend-engineer-22222222', posting: expired, hash: contentHash(expired.job), closedUpstream: true, upstreamExpiredAt: new Date('2026-01-31T00:00:00Z'), repostCount: 0 },
     ]);
     expect(plan.events).toEqual([{ jobId: '11111111-aaaa', change: 'created' }]);
     expect(plan.counts).toMatchObject({ postings: 2, created: 2, closed: 0, events: 1 });
@@ -177,9 +182,9 @@ describe('planning a crawl of a board', () => {
     ];
     const plan = planCrawl({ postings: [closing, stillClosed], rows, now, newId: ids() });
     expect(plan.closes).toEqual([
-      { id: 'r-closing', posting: closing, hash: contentHash(closing.job), status: 'closed', closedReason: 'expired_upstream', upstreamExpiredAt: new Date('2026-11-01T00:00:00Z') },
+      { id: 'r-closing', posting: closing, hash: contentHash(closing.job), status: 'closed', closedReason: 'expired_upstream', upstreamExpiredAt: new Date('2026-11-01T00:00:00Z'), repostCount: 0 },
     ]);
-    expect(plan.rewrites).toEqual([{ id: 'r-still', posting: stillClosed, hash: contentHash(stillClosed.job), status: 'closed' }]);
+    expect(plan.rewrites).toEqual([{ id: 'r-still', posting: stillClosed, hash: contentHash(stillClosed.job), status: 'closed', repostCount: 0 }]);
     expect(plan.events).toEqual([{ jobId: 'r-closing', change: 'delisted', previousCountry: 'DE' }]);
     expect(plan.counts).toMatchObject({ closed: 1, updated: 1, events: 1 });
   });
@@ -248,5 +253,60 @@ describe('planning a verified opt-out', () => {
       verdict: { verdict: 'optout_hidden', ruleId: 'employer.opted_out' },
       events: [{ jobId: 'served', change: 'withdrawn' }],
     });
+  });
+});
+
+describe('reality signals (issue 15): repost_count and the posted_at lag', () => {
+  const scope = { listedIds: new Set<string>(), completeCrawlOf: 'target-1' };
+
+  it('keys a vacancy by title and location text, ignoring case and white space', () => {
+    expect(repostKey('  Backend   Engineer ', 'Berlin,  Germany')).toBe(repostKey('backend engineer', 'berlin, germany'));
+    expect(repostKey('Backend Engineer', 'Berlin')).not.toBe(repostKey('Backend Engineer', 'Munich'));
+    expect(repostKey('Backend Engineer', null)).toBe(repostKey('Backend Engineer', ''));
+    expect(repostKey('A', 'B C')).not.toBe(repostKey('A B', 'C'));
+  });
+
+  it('counts 0 without predecessors, and one more than the highest count among those that left their source', () => {
+    expect(decideRepostCount([], scope)).toBe(0);
+    const closed = { id: 'p1', status: 'closed' as const, targetId: 'other', repostCount: 0 };
+    const closedTwice = { id: 'p2', status: 'closed' as const, targetId: 'other', repostCount: 1 };
+    expect(decideRepostCount([closed], scope)).toBe(1);
+    expect(decideRepostCount([closed, closedTwice], scope)).toBe(2);
+  });
+
+  it('counts a live row of the same board that this complete crawl no longer lists, but not one still listed or on another board', () => {
+    const unlisted = { id: 'p1', status: 'live' as const, targetId: 'target-1', repostCount: 0 };
+    const otherBoard = { id: 'p2', status: 'live' as const, targetId: 'target-2', repostCount: 3 };
+    expect(decideRepostCount([unlisted, otherBoard], scope)).toBe(1);
+    expect(decideRepostCount([unlisted], { ...scope, listedIds: new Set(['p1']) })).toBe(0);
+    expect(decideRepostCount([unlisted], { ...scope, completeCrawlOf: null })).toBe(0);
+  });
+
+  it('plans the counts: a new posting after a closed one, a reopened row one more, a concurrent opening none', () => {
+    const reposted = posting('again');
+    const reopening = posting('back');
+    const concurrent = posting('second-opening');
+    const rows = [rowOf('r-back', reopening, { status: 'closed', closedReason: 'not_seen', served: false, repostCount: 2 }), rowOf('r-first', posting('first-opening'))];
+    const predecessors = new Map([
+      ['again', [{ id: 'r-old', status: 'closed' as const, targetId: 't', repostCount: 0 }]],
+      ['second-opening', [{ id: 'r-first', status: 'live' as const, targetId: 't', repostCount: 0 }]],
+    ]);
+    const plan = planCrawl({ postings: [reposted, reopening, concurrent, posting('first-opening')], rows, now, absence: DEFAULT_ABSENCE_POLICY, newId: ids('n1', 'n2'), targetId: 't', predecessors });
+    expect(plan.liveInserts.map((i) => [i.posting.job.sourcePostingId, i.repostCount])).toEqual([
+      ['again', 1],
+      ['second-opening', 0],
+    ]);
+    expect(plan.rewrites.map((r) => [r.id, r.status, r.repostCount])).toEqual([['r-back', 'live', 3]]);
+    expect(reopenedRepostCount(0)).toBe(1);
+  });
+
+  it('measures the lag of first_seen_at behind posted_at in whole hours, never without posted_at', () => {
+    const firstSeen = new Date('2026-11-22T12:00:00Z');
+    expect(firstSeenLagHours(new Date('2026-11-20T12:00:00Z'), firstSeen)).toBe(48);
+    expect(firstSeenLagHours(new Date('2026-11-22T11:40:00Z'), firstSeen)).toBe(0);
+    expect(Object.is(firstSeenLagHours(new Date('2026-11-22T12:10:00Z'), firstSeen), 0)).toBe(true);
+    expect(firstSeenLagHours(new Date('2026-11-23T12:00:00Z'), firstSeen)).toBe(-24);
+    expect(firstSeenLagHours(null, firstSeen)).toBeUndefined();
+    expect(firstSeenLagHours(undefined, firstSeen)).toBeUndefined();
   });
 });

@@ -142,6 +142,8 @@ export interface BoardRow extends LedgerState {
   lastVerifiedAt: Date;
   /** ISO-3166 alpha-2 before this crawl (a country-locked feed needs the old country of a change). */
   country: string | null;
+  /** Its `repost_count` before this crawl (see {@link decideRepostCount}). */
+  repostCount: number;
 }
 
 /** What one crawl did to the ledger, for logs, progress and the crawl_runs table. */
@@ -192,6 +194,8 @@ export interface PlannedInsert {
   closedUpstream: boolean;
   /** The source's close date when the row enters closed; else null. */
   upstreamExpiredAt: Date | null;
+  /** Its `repost_count` ({@link decideRepostCount} over its predecessors). */
+  repostCount: number;
 }
 
 /**
@@ -206,6 +210,8 @@ export interface PlannedRewrite {
   status: 'live' | 'closed';
   closedReason?: 'expired_upstream';
   upstreamExpiredAt?: Date;
+  /** Its `repost_count` after this crawl: one more when a closed row reopens ({@link reopenedRepostCount}). */
+  repostCount: number;
 }
 
 /**
@@ -239,6 +245,10 @@ export interface CrawlPlan {
  * @param rows the provider's rows with those posting ids, and (with `absence`) the board's live rows.
  * @param absence set when `postings` is the board's complete listing: live rows it does not list miss
  *        one more good crawl and close as `not_seen` under this policy. Omit for a partial update.
+ * @param targetId the crawled target (null for rows no crawl lists), to tell which predecessors of a new
+ *        posting this complete crawl shows gone from their source.
+ * @param predecessors per `sourcePostingId` of a posting the ledger does not hold yet: the other rows of
+ *        the same employer with its {@link repostKey} (any provider, any status), for its `repost_count`.
  */
 export function planCrawl(input: {
   postings: readonly LedgerPosting[];
@@ -246,6 +256,8 @@ export function planCrawl(input: {
   now: Date;
   absence?: AbsencePolicy;
   newId: () => string;
+  targetId?: string | null;
+  predecessors?: ReadonlyMap<string, readonly VacancyPredecessor[]>;
 }): CrawlPlan {
   const { postings, rows, now, absence } = input;
   const plan: CrawlPlan = {
@@ -262,6 +274,10 @@ export function planCrawl(input: {
   const { counts, events } = plan;
   const listed = new Set(postings.map((p) => p.job.sourcePostingId));
   const existing = new Map(rows.filter((r) => listed.has(r.sourcePostingId)).map((r) => [r.sourcePostingId, r]));
+  const repostScope: RepostScope = {
+    listedIds: new Set([...existing.values()].map((r) => r.id)),
+    completeCrawlOf: absence && input.targetId ? input.targetId : null,
+  };
 
   for (const posting of postings) {
     const { job, verdict } = posting;
@@ -279,6 +295,7 @@ export function planCrawl(input: {
         hash,
         closedUpstream: transition.closedUpstream,
         upstreamExpiredAt: transition.closedUpstream ? (closesAt ?? null) : null,
+        repostCount: decideRepostCount(input.predecessors?.get(job.sourcePostingId) ?? [], repostScope),
       };
       (transition.closedUpstream ? plan.closedInserts : plan.liveInserts).push(insert);
       counts.created++;
@@ -292,19 +309,19 @@ export function planCrawl(input: {
         counts.unchanged++;
         break;
       case 'update':
-        plan.rewrites.push({ id: known.id, posting, hash, status: 'live' });
+        plan.rewrites.push({ id: known.id, posting, hash, status: 'live', repostCount: transition.reopen ? reopenedRepostCount(known.repostCount) : known.repostCount });
         counts.updated++;
         if (transition.event === 'withdrawn') counts.withdrawn++;
         if (transition.event) events.push({ jobId: known.id, change: transition.event, previousCountry: known.country });
         break;
       case 'close_expired':
-        plan.closes.push({ id: known.id, posting, hash, status: 'closed', closedReason: 'expired_upstream', upstreamExpiredAt: closesAt ?? now });
+        plan.closes.push({ id: known.id, posting, hash, status: 'closed', closedReason: 'expired_upstream', upstreamExpiredAt: closesAt ?? now, repostCount: known.repostCount });
         counts.closed++;
         if (transition.event) events.push({ jobId: known.id, change: transition.event, previousCountry: known.country });
         break;
       case 'stay_closed':
         if (transition.contentChanged) {
-          plan.rewrites.push({ id: known.id, posting, hash, status: 'closed' });
+          plan.rewrites.push({ id: known.id, posting, hash, status: 'closed', repostCount: known.repostCount });
           counts.updated++;
         } else {
           plan.verified.push(known.id);
@@ -329,6 +346,77 @@ export function planCrawl(input: {
   }
   counts.events = events.length;
   return plan;
+}
+
+/*
+ * Reality signals (issue 15, "Also": "`repost_count` (the same employer, title and location seen again
+ * after closing) and how far `posted_at` lags `first_seen_at`"). Documented in docs/lifecycle.md
+ * "Reality signals" and measured in docs/enrichment-quality.md.
+ */
+
+/**
+ * The vacancy part of a repost's identity: title and location text, lower-cased, trimmed and with runs of
+ * white space made one space, joined by a unit separator (U+001F). The employer part is the company id,
+ * which the ledger pairs with it. Migration 026 backfills the same normal form in SQL
+ * (`lower(btrim(regexp_replace(x, '\s+', ' ', 'g')))`), so keep the two in step.
+ * @param location the posting's original location text; none is the empty string.
+ */
+export function repostKey(title: string, location: string | null | undefined): string {
+  const norm = (text: string) => text.replace(/\s+/g, ' ').trim().toLowerCase();
+  return `${norm(title)}\u001f${norm(location ?? '')}`;
+}
+
+/** Another row of the same employer with the same {@link repostKey}, as the ledger holds it. */
+export interface VacancyPredecessor {
+  id: string;
+  status: 'live' | 'closed';
+  /** Its crawl target; null for rows no crawl lists. */
+  targetId: string | null;
+  repostCount: number;
+}
+
+/** What a crawl tells about predecessors: the rows it lists, and the target whose complete listing it is. */
+export interface RepostScope {
+  /** Ids of the existing rows the crawl lists (they are still at their source). */
+  listedIds: ReadonlySet<string>;
+  /** The target whose complete listing the crawl is (a row of it that is not listed has left its source); null for a partial crawl. */
+  completeCrawlOf: string | null;
+}
+
+/**
+ * `repost_count` of a posting the ledger sees for the first time: 0 when no earlier row of the same
+ * employer, title and location has closed, else one more than the highest count among those that have,
+ * so a vacancy posted, closed and posted again twice counts 2 on its third row. "Closed" means left its
+ * source: a closed row, or a live row of the same board that this complete crawl no longer lists (an
+ * employer that takes a posting down and puts the same one up under a new id is the commonest repost, and
+ * the absence rule closes the old row only days later). Live rows still listed (several openings of one
+ * title at once) are not predecessors. Pure.
+ */
+export function decideRepostCount(predecessors: readonly VacancyPredecessor[], scope: RepostScope): number {
+  let highest = -1;
+  for (const p of predecessors) {
+    if (scope.listedIds.has(p.id)) continue;
+    const gone = p.status === 'closed' || (scope.completeCrawlOf !== null && p.targetId === scope.completeCrawlOf);
+    if (gone) highest = Math.max(highest, p.repostCount);
+  }
+  return highest + 1;
+}
+
+/** `repost_count` of a closed row seen again at its source (reopened, same id): one more. Pure. */
+export function reopenedRepostCount(current: number): number {
+  return current + 1;
+}
+
+/**
+ * How far `posted_at` lags `first_seen_at`, in whole hours (rounded): `first_seen_at − posted_at`. Large
+ * values mean the ledger found the vacancy long after the source says it was posted (a new board, an old
+ * advert); a negative value means the source's date is later than the ledger's first sighting (the source
+ * re-dated a posting it already listed). Undefined without `posted_at`: never estimated. Pure.
+ */
+export function firstSeenLagHours(postedAt: Date | null | undefined, firstSeenAt: Date | null | undefined): number | undefined {
+  if (!postedAt || !firstSeenAt) return undefined;
+  const hours = Math.round((firstSeenAt.getTime() - postedAt.getTime()) / 3_600_000);
+  return hours === 0 ? 0 : hours;
 }
 
 /** A row of a board that answered "not modified", as the ledger holds it. */

@@ -58,6 +58,7 @@ export const JOB_COLUMNS = [
   'j.state',
   'j.upstream_closes_at',
   'j.canonical_url',
+  'j.repost_count',
 ] as const;
 
 /** The name of a column of {@link JOB_COLUMNS}, without its alias. */

@@ -25,6 +25,7 @@ import {
   planCrawl,
   planOptoutWithholding,
   planUnchangedBoard,
+  repostKey,
   type AbsencePolicy,
   type BoardRow,
   type CrawlCounts,
@@ -32,6 +33,7 @@ import {
   type PlannedEvent,
   type PlannedInsert,
   type PlannedRewrite,
+  type VacancyPredecessor,
 } from '../domain/lifecycle.ts';
 import type { NormalizedJob } from '../domain/posting.ts';
 import type { QualityVerdict } from '../domain/quality.ts';
@@ -55,7 +57,7 @@ export interface ApplyCrawlInput {
 
 type ContentColumns = Omit<
   Insertable<JobsTable>,
-  'id' | 'slug' | 'provider_id' | 'source_posting_id' | 'first_seen_at' | 'last_verified_at' | 'content_changed_at' | 'status' | 'closed_at' | 'closed_reason' | 'upstream_expired_at'
+  'id' | 'slug' | 'provider_id' | 'source_posting_id' | 'first_seen_at' | 'last_verified_at' | 'content_changed_at' | 'status' | 'closed_at' | 'closed_reason' | 'upstream_expired_at' | 'repost_count'
 >;
 
 function contentColumns(job: NormalizedJob, verdict: QualityVerdict, company: CompanyRef, targetId: string | null, hash: string): ContentColumns {
@@ -100,6 +102,7 @@ function contentColumns(job: NormalizedJob, verdict: QualityVerdict, company: Co
     attribution: job.attribution ?? null,
     canonical_url: job.canonicalUrl ?? null,
     content_hash: hash,
+    repost_key: repostKey(job.title, job.location),
   };
 }
 
@@ -149,7 +152,7 @@ export async function writeCrawl(trx: Transaction<DB>, input: ApplyCrawlInput, c
   // Every row this crawl may write, locked in id order (see the module note).
   const lockedRows = await trx
     .selectFrom('jobs')
-    .select(['id', 'source_posting_id', 'target_id', 'status', 'closed_reason', 'withheld_kind', 'served', 'content_hash', 'missed_crawls', 'last_verified_at', 'country'])
+    .select(['id', 'source_posting_id', 'target_id', 'status', 'closed_reason', 'withheld_kind', 'served', 'content_hash', 'missed_crawls', 'last_verified_at', 'country', 'repost_count'])
     .where('provider_id', '=', providerId)
     .where((eb) => {
       const inPayload = eb('source_posting_id', '=', eb.fn.any(eb.val(ids)));
@@ -169,8 +172,15 @@ export async function writeCrawl(trx: Transaction<DB>, input: ApplyCrawlInput, c
     missedCrawls: r.missed_crawls,
     lastVerifiedAt: r.last_verified_at,
     country: r.country,
+    repostCount: r.repost_count,
   }));
-  const plan = planCrawl({ postings: input.postings, rows, now, absence, newId: randomUUID });
+  const known = new Set(rows.map((r) => r.sourcePostingId));
+  const predecessors = await findPredecessors(
+    trx,
+    input.postings.filter((p) => !known.has(p.job.sourcePostingId)),
+    companies,
+  );
+  const plan = planCrawl({ postings: input.postings, rows, now, absence, newId: randomUUID, targetId, predecessors });
 
   const content = (posting: LedgerPosting, hash: string): ContentColumns => {
     const company = companies.get(companyKey(posting.job));
@@ -187,6 +197,7 @@ export async function writeCrawl(trx: Transaction<DB>, input: ApplyCrawlInput, c
     last_verified_at: now,
     content_changed_at: now,
     status: p.closedUpstream ? 'closed' : 'live',
+    repost_count: p.repostCount,
     closed_at: p.closedUpstream ? now : null,
     closed_reason: p.closedUpstream ? 'expired_upstream' : null,
     upstream_expired_at: p.upstreamExpiredAt,
@@ -197,6 +208,7 @@ export async function writeCrawl(trx: Transaction<DB>, input: ApplyCrawlInput, c
     status: r.status,
     closedReason: r.closedReason,
     upstreamExpiredAt: r.upstreamExpiredAt,
+    repostCount: r.repostCount,
   });
 
   // Writes that do not touch the feed clock first.
@@ -219,6 +231,50 @@ export async function writeCrawl(trx: Transaction<DB>, input: ApplyCrawlInput, c
   return plan.counts;
 }
 
+/**
+ * The rows of the same employer and {@link repostKey} as each posting the ledger does not hold yet (any
+ * provider, any status), keyed by the posting's `sourcePostingId`, for `planCrawl`'s repost counts. One
+ * query over `jobs_repost_idx` (migration 026); none when every posting is known.
+ */
+async function findPredecessors(
+  trx: Transaction<DB>,
+  fresh: readonly LedgerPosting[],
+  companies: Map<string, CompanyRef>,
+): Promise<Map<string, VacancyPredecessor[]>> {
+  const byVacancy = new Map<string, string[]>();
+  const companyIds: string[] = [];
+  const keys: string[] = [];
+  for (const { job } of fresh) {
+    const company = companies.get(companyKey(job));
+    if (!company) throw new Error('company resolution missing');
+    const key = repostKey(job.title, job.location);
+    const vacancy = JSON.stringify([company.id, key]);
+    const postings = byVacancy.get(vacancy);
+    if (postings) postings.push(job.sourcePostingId);
+    else {
+      byVacancy.set(vacancy, [job.sourcePostingId]);
+      companyIds.push(company.id);
+      keys.push(key);
+    }
+  }
+  const found = new Map<string, VacancyPredecessor[]>();
+  if (keys.length === 0) return found;
+  const rows = await sql<{ id: string; company_id: string; repost_key: string; status: 'live' | 'closed'; target_id: string | null; repost_count: number }>`
+    SELECT j.id, j.company_id, j.repost_key, j.status, j.target_id, j.repost_count
+    FROM jobs j
+    JOIN unnest(${companyIds}::uuid[], ${keys}::text[]) AS v(company_id, repost_key)
+      ON j.company_id = v.company_id AND j.repost_key = v.repost_key`.execute(trx);
+  for (const r of rows.rows) {
+    const predecessor: VacancyPredecessor = { id: r.id, status: r.status, targetId: r.target_id, repostCount: r.repost_count };
+    for (const sourcePostingId of byVacancy.get(JSON.stringify([r.company_id, r.repost_key])) ?? []) {
+      const list = found.get(sourcePostingId);
+      if (list) list.push(predecessor);
+      else found.set(sourcePostingId, [predecessor]);
+    }
+  }
+  return found;
+}
+
 async function insertRows(trx: Transaction<DB>, rows: readonly Insertable<JobsTable>[]): Promise<void> {
   for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
     await trx.insertInto('jobs').values(rows.slice(i, i + INSERT_CHUNK)).execute();
@@ -232,6 +288,7 @@ interface RowWrite {
   status: 'live' | 'closed';
   closedReason?: 'expired_upstream';
   upstreamExpiredAt?: Date;
+  repostCount: number;
 }
 
 /** Every content column a re-sighting rewrites (the keys of {@link contentColumns}). */
@@ -240,7 +297,7 @@ const CONTENT_COLUMN_NAMES = [
   'employment_type', 'seniority', 'category', 'category_confidence', 'posted_at', 'upstream_closes_at', 'withheld_kind',
   'quality_verdict', 'quality_rule_id', 'quality_matched_host', 'poster_type', 'poster_rule_id', 'apply_url', 'posting_url', 'source_type',
   'provider_type', 'has_description', 'description_html', 'description_text', 'salary_min', 'salary_max', 'salary_currency',
-  'salary_period', 'salary_source', 'salary_min_annual_eur', 'salary_max_annual_eur', 'field_sources', 'attribution', 'canonical_url', 'content_hash',
+  'salary_period', 'salary_source', 'salary_min_annual_eur', 'salary_max_annual_eur', 'field_sources', 'attribution', 'canonical_url', 'content_hash', 'repost_key',
 ] as const satisfies readonly (keyof ContentColumns)[];
 
 const ROW_WRITE_CHUNK = 500;
@@ -261,6 +318,7 @@ async function writeRows(trx: Transaction<DB>, rows: readonly RowWrite[], now: D
       status: r.status,
       closed_reason: r.closedReason ?? null,
       upstream_expired_at: r.upstreamExpiredAt ?? null,
+      repost_count: r.repostCount,
       // Replaced by the feed stamp (trigger) when the row closes now; set so the row is well formed.
       closed_at: r.status === 'closed' ? now : null,
     }));
@@ -271,6 +329,7 @@ async function writeRows(trx: Transaction<DB>, rows: readonly RowWrite[], now: D
         last_verified_at = ${now},
         updated_at = ${now},
         missed_crawls = 0,
+        repost_count = v.repost_count,
         content_changed_at = CASE WHEN j.content_hash IS DISTINCT FROM v.content_hash THEN ${now}::timestamptz ELSE j.content_changed_at END,
         status = v.status,
         closed_at = CASE WHEN v.status = 'live' THEN NULL WHEN j.status = 'closed' THEN j.closed_at ELSE v.closed_at END,

@@ -137,6 +137,10 @@ export interface JobsTable {
   canonical_url: string | null;
   content_hash: string;
   missed_crawls: Generated<number>;
+  /** The vacancy part of a repost's identity (migration 026, domain/lifecycle.ts repostKey); null only on rows never rewritten since. */
+  repost_key: string | null;
+  /** Times the same employer, title and location was seen again after closing (migration 026, issue 15). */
+  repost_count: Generated<number>;
   served: GeneratedAlways<boolean>;
   title_tsv: GeneratedAlways<string>;
   search_tsv: GeneratedAlways<string>;

@@ -4,14 +4,15 @@
  */
 import type { FieldSources, Provenance, ServedFieldSources } from '../../domain/field-sources.ts';
 import type { Job, JobEnvelope } from '../../domain/job.ts';
+import { firstSeenLagHours } from '../../domain/lifecycle.ts';
 import type { JobViewRow } from '../../store/job-queries.ts';
 
 function iso(value: Date | null | undefined): string | undefined {
   return value ? value.toISOString() : undefined;
 }
 
-/** The stored nine provenance keys, and those of company_domain, state and expires_at (field-sources.ts). */
-function servedFieldSources(row: JobViewRow): ServedFieldSources {
+/** The stored nine provenance keys, and those of company_domain, state, expires_at and the reality signals (field-sources.ts). */
+function servedFieldSources(row: JobViewRow, lag: number | undefined): ServedFieldSources {
   const stored = row.field_sources as FieldSources;
   const known = (value: unknown, provenance: Provenance): Provenance => (value === null || value === undefined || value === '' ? 'absent' : provenance);
   return {
@@ -19,6 +20,8 @@ function servedFieldSources(row: JobViewRow): ServedFieldSources {
     company_domain: known(row.company_domain, 'inferred'),
     state: known(row.state, stored.location === 'absent' ? 'inferred' : stored.location),
     expires_at: known(row.upstream_closes_at, 'published'),
+    repost_count: 'inferred',
+    first_seen_lag_hours: known(lag, 'inferred'),
   };
 }
 
@@ -34,6 +37,7 @@ export interface JobViewOptions {
  * set to null when empty, "omitted when empty" left out (spec: nullability table).
  */
 export function toJob(row: JobViewRow, options: JobViewOptions): Job {
+  const lag = firstSeenLagHours(row.posted_at, row.first_seen_at);
   const job: Job = {
     id: row.id,
     slug: row.slug,
@@ -52,7 +56,8 @@ export function toJob(row: JobViewRow, options: JobViewOptions): Job {
     has_description: row.has_description,
     salary_min_annual_eur: row.salary_min_annual_eur,
     salary_max_annual_eur: row.salary_max_annual_eur,
-    field_sources: servedFieldSources(row),
+    repost_count: row.repost_count,
+    field_sources: servedFieldSources(row, lag),
   };
   const optional: Partial<Job> = {
     company_logo: row.company_logo ?? undefined,
@@ -68,6 +73,7 @@ export function toJob(row: JobViewRow, options: JobViewOptions): Job {
     seniority: row.seniority ?? undefined,
     posted_at: iso(row.posted_at),
     first_seen_at: iso(row.first_seen_at),
+    first_seen_lag_hours: lag,
     upstream_expired_at: iso(row.upstream_expired_at),
     apply_url: row.apply_url ?? undefined,
     description: options.includeDescription && row.has_description ? (row.description_html ?? undefined) : undefined,

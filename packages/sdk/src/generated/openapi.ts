@@ -634,6 +634,11 @@ export interface components {
             company_slug: string;
             /** @description URL. */
             company_logo?: string;
+            /**
+             * @description The employer's registrable domain: the stable company key (the company_domain filter matches it). Omitted when unknown.
+             * @example anthropic.com
+             */
+            company_domain?: string;
             /** @description One of the category families; always inferred from the title. */
             category?: string;
             /** @description Null, or >= 0.6. */
@@ -641,6 +646,11 @@ export interface components {
             /** @description ISO-3166 alpha-2; left out when ambiguous. */
             country?: string;
             city?: string;
+            /**
+             * @description Two-letter US state code, the value the state filter matches; only on US rows whose location names exactly one state.
+             * @example CA
+             */
+            state?: string;
             /** @description Original free text. */
             location?: string;
             /** @enum {string} */
@@ -661,6 +671,16 @@ export interface components {
              */
             first_seen_at?: string;
             /**
+             * @description How far posted_at lags first_seen_at: first_seen_at minus posted_at, in whole hours. Large: the ledger found the vacancy long after the source dated it. Negative: the source dated it after the ledger first saw it (re-dated). Omitted without posted_at; never estimated.
+             * @example 5
+             */
+            first_seen_lag_hours?: number;
+            /**
+             * @description How many times the same employer, title and location was seen again after closing (a closed row reopening, or a new posting once an earlier one left its source). 0: never, as far as the ledger knows. Always inferred.
+             * @example 0
+             */
+            repost_count: number;
+            /**
              * Format: date-time
              * @description When the vacancy was last confirmed to still exist at its source.
              */
@@ -676,6 +696,11 @@ export interface components {
              * @description When the vacancy was proved dead upstream.
              */
             upstream_expired_at?: string;
+            /**
+             * Format: date-time
+             * @description The closing date the source stated (an ATS field or the posting's JSON-LD validThrough); never estimated. After it the ledger closes the row as expired_upstream.
+             */
+            expires_at?: string;
             /** @description The employer's own application page. */
             apply_url?: string;
             /** @description Provider id; see /public/providers. */
@@ -701,27 +726,7 @@ export interface components {
             salary_min_annual_eur: number | null;
             /** @description salary_max converted to EUR per year by the same rule and rates as salary_min_annual_eur; null when salary_max, the period or the currency is unknown. Never guessed. */
             salary_max_annual_eur: number | null;
-            /** @description Provenance of nine fields: published (carried by the source), inferred (derived by the service) or absent. */
-            field_sources: {
-                /** @enum {string} */
-                remote: "published" | "inferred" | "absent";
-                /** @enum {string} */
-                employment_type: "published" | "inferred" | "absent";
-                /** @enum {string} */
-                category: "published" | "inferred" | "absent";
-                /** @enum {string} */
-                seniority: "published" | "inferred" | "absent";
-                /** @enum {string} */
-                salary: "published" | "inferred" | "absent";
-                /** @enum {string} */
-                location: "published" | "inferred" | "absent";
-                /** @enum {string} */
-                posted_at: "published" | "inferred" | "absent";
-                /** @enum {string} */
-                description: "published" | "inferred" | "absent";
-                /** @enum {string} */
-                source_type: "published" | "inferred" | "absent";
-            };
+            field_sources: components["schemas"]["FieldSources"];
             attribution?: string;
             canonical_url?: string;
             /** @description Only with quality=all: the quality gate verdict. */
@@ -730,6 +735,37 @@ export interface components {
             quality_rule_id?: string;
             /** @description Only with quality=all: the host the rule matched. */
             quality_matched_host?: string;
+        };
+        /** @description Provenance of the spec's nine fields, plus company_domain, state, expires_at, repost_count and first_seen_lag_hours: published (carried by the source), inferred (derived by the service) or absent. company_domain is inferred when known (the service's employer identity, not a posting field); state follows location; expires_at is published when the source stated a closing date; repost_count is always inferred (counted from the ledger); first_seen_lag_hours is inferred when posted_at is known, else absent. */
+        FieldSources: {
+            /** @enum {string} */
+            remote: "published" | "inferred" | "absent";
+            /** @enum {string} */
+            employment_type: "published" | "inferred" | "absent";
+            /** @enum {string} */
+            category: "published" | "inferred" | "absent";
+            /** @enum {string} */
+            seniority: "published" | "inferred" | "absent";
+            /** @enum {string} */
+            salary: "published" | "inferred" | "absent";
+            /** @enum {string} */
+            location: "published" | "inferred" | "absent";
+            /** @enum {string} */
+            posted_at: "published" | "inferred" | "absent";
+            /** @enum {string} */
+            description: "published" | "inferred" | "absent";
+            /** @enum {string} */
+            source_type: "published" | "inferred" | "absent";
+            /** @enum {string} */
+            company_domain: "published" | "inferred" | "absent";
+            /** @enum {string} */
+            state: "published" | "inferred" | "absent";
+            /** @enum {string} */
+            expires_at: "published" | "inferred" | "absent";
+            /** @enum {string} */
+            repost_count: "published" | "inferred" | "absent";
+            /** @enum {string} */
+            first_seen_lag_hours: "published" | "inferred" | "absent";
         };
         /** @description An employer with at least one retrievable row, or (include_discovered) evidence of hiring. */
         Company: {
@@ -792,9 +828,20 @@ export interface components {
         };
     };
     responses: never;
-    parameters: never;
+    parameters: {
+        /**
+         * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+         * @example "3q2-7wQm1h0QeB9cP9mXbA"
+         */
+        IfNoneMatch: string;
+    };
     requestBodies: never;
     headers: {
+        /**
+         * @description Validator of this response (RFC 9110 §8.8.3). Send it back in If-None-Match to get 304 Not Modified when nothing changed. Weak (`W/`) on reports and vocabularies, whose `age_seconds` changes while their content does not.
+         * @example "3q2-7wQm1h0QeB9cP9mXbA"
+         */
+        ETag: string;
         /** @description Requests allowed in the window that is closest to running out: this minute, or today (UTC) once fewer remain today. */
         "X-RateLimit-Limit": number;
         /** @description Requests left in that window. */
@@ -809,6 +856,16 @@ export interface components {
         "X-RateLimit-Records-Remaining": number | "unlimited";
         /** @description Only on a country-locked key: the one country it sees. */
         "X-SVC-Country-Lock": string;
+        /**
+         * @description The key's request quotas (IETF draft-ietf-httpapi-ratelimit-headers, a Structured Field List): `"minute";q=<requests>;w=60, "day";q=<requests>;w=86400`.
+         * @example "minute";q=120;w=60, "day";q=2000;w=86400
+         */
+        "RateLimit-Policy": string;
+        /**
+         * @description Requests left (`r`) and seconds until reset (`t`) in each window of RateLimit-Policy: `"minute";r=<n>;t=<s>, "day";r=<n>;t=<s>`.
+         * @example "minute";r=119;t=42, "day";r=1999;t=50000
+         */
+        RateLimit: string;
         /**
          * @description Query parameter names this operation does not declare and ignored, comma-separated, in the order sent (percent-encoded when not plain ASCII). Never an error.
          * @example contry
@@ -847,6 +904,43 @@ export interface operations {
                     };
                 };
             };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
+                         * @enum {string}
+                         */
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        /** @description Human text; wording may change. */
+                        message: string;
+                        /** @description Link to the documentation of this code. */
+                        docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
+                        /** @description Seconds; on 503 timeout. */
+                        retry_after?: number;
+                    };
+                };
+            };
         };
     };
     ready: {
@@ -871,6 +965,43 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
+                         * @enum {string}
+                         */
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        /** @description Human text; wording may change. */
+                        message: string;
+                        /** @description Link to the documentation of this code. */
+                        docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
+                        /** @description Seconds; on 503 timeout. */
+                        retry_after?: number;
+                    };
+                };
+            };
+            /** @description Default Response */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -881,7 +1012,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -912,7 +1043,13 @@ export interface operations {
     getStatus: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -921,6 +1058,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -955,6 +1093,16 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Default Response */
             429: {
                 headers: {
@@ -969,7 +1117,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -1008,7 +1156,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -1047,7 +1195,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -1078,7 +1226,13 @@ export interface operations {
     getAiPrompt: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1087,6 +1241,7 @@ export interface operations {
             /** @description A plain-text brief for a developer or an AI assistant. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1094,6 +1249,16 @@ export interface operations {
                 content: {
                     "text/plain": string;
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Default Response */
             429: {
@@ -1109,7 +1274,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -1148,7 +1313,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -1187,7 +1352,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -1218,7 +1383,13 @@ export interface operations {
     getOpenApiJson: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1227,6 +1398,7 @@ export interface operations {
             /** @description The OpenAPI 3.1 document. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -1234,6 +1406,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1241,6 +1415,73 @@ export interface operations {
                 content: {
                     "application/json": {
                         [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
+                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
+                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
+                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
+                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
+                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
+                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
+                         * @enum {string}
+                         */
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        /** @description Human text; wording may change. */
+                        message: string;
+                        /** @description Link to the documentation of this code. */
+                        docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
+                        /** @description Seconds; on 503 timeout. */
+                        retry_after?: number;
                     };
                 };
             };
@@ -1249,7 +1490,13 @@ export interface operations {
     getOpenApiYaml: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1258,6 +1505,7 @@ export interface operations {
             /** @description The OpenAPI 3.1 document. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -1265,6 +1513,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1273,12 +1523,85 @@ export interface operations {
                     "application/yaml": string;
                 };
             };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
+                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
+                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
+                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
+                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
+                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
+                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
+                         * @enum {string}
+                         */
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        /** @description Human text; wording may change. */
+                        message: string;
+                        /** @description Link to the documentation of this code. */
+                        docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
+                        /** @description Seconds; on 503 timeout. */
+                        retry_after?: number;
+                    };
+                };
+            };
         };
     };
     getPublicOpenApiJson: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1287,6 +1610,7 @@ export interface operations {
             /** @description The OpenAPI 3.1 document. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1297,12 +1621,107 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
+                         * @enum {string}
+                         */
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        /** @description Human text; wording may change. */
+                        message: string;
+                        /** @description Link to the documentation of this code. */
+                        docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
+                        /** @description Seconds; on 503 timeout. */
+                        retry_after?: number;
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
+                         * @enum {string}
+                         */
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        /** @description Human text; wording may change. */
+                        message: string;
+                        /** @description Link to the documentation of this code. */
+                        docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
+                        /** @description Seconds; on 503 timeout. */
+                        retry_after?: number;
+                    };
+                };
+            };
         };
     };
     getPublicOpenApiYaml: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1311,12 +1730,102 @@ export interface operations {
             /** @description The OpenAPI 3.1 document. */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/yaml": string;
+                };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Default Response */
+            400: {
+                headers: {
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
+                         * @enum {string}
+                         */
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        /** @description Human text; wording may change. */
+                        message: string;
+                        /** @description Link to the documentation of this code. */
+                        docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
+                        /** @description Seconds; on 503 timeout. */
+                        retry_after?: number;
+                    };
+                };
+            };
+            /** @description Default Response */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
+                         * @enum {string}
+                         */
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        /** @description Human text; wording may change. */
+                        message: string;
+                        /** @description Link to the documentation of this code. */
+                        docs: string;
+                        /**
+                         * Format: uri
+                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+                         * @example https://jobledger.example/docs/errors#bad_category
+                         */
+                        type: string;
+                        /**
+                         * @description RFC 9457 title: the HTTP reason phrase of status.
+                         * @example Unprocessable Entity
+                         */
+                        title: string;
+                        /**
+                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
+                         * @example 422
+                         */
+                        status: number;
+                        /** @description Seconds; on 503 timeout. */
+                        retry_after?: number;
+                    };
                 };
             };
         };
@@ -1326,37 +1835,54 @@ export interface operations {
             query?: {
                 /**
                  * @description Comma list of category families (the `family` facet), or uncategorised for rows with no confident category. Unknown: 422 bad_category.
-                 * @example Engineering
+                 * @example [
+                 *       "Engineering"
+                 *     ]
                  */
                 category?: ("Engineering" | "Healthcare" | "Operations & Admin" | "Sales" | "Skilled Technician" | "Retail" | "Hospitality" | "Finance" | "Logistics & Transport" | "Marketing" | "Customer Support" | "Education" | "Manufacturing" | "HR & Recruiting" | "Data & Analytics" | "Consulting & Strategy" | "Construction & Trades" | "Legal & Compliance" | "Product" | "Design" | "Security" | "Science & Research" | "Procurement" | "Safety & Environment" | "uncategorised")[];
                 /**
                  * @description Comma list of category families (or uncategorised) to drop. Unknown: 422 bad_category.
-                 * @example Sales
+                 * @example [
+                 *       "Sales"
+                 *     ]
                  */
                 exclude_category?: ("Engineering" | "Healthcare" | "Operations & Admin" | "Sales" | "Skilled Technician" | "Retail" | "Hospitality" | "Finance" | "Logistics & Transport" | "Marketing" | "Customer Support" | "Education" | "Manufacturing" | "HR & Recruiting" | "Data & Analytics" | "Consulting & Strategy" | "Construction & Trades" | "Legal & Compliance" | "Product" | "Design" | "Security" | "Science & Research" | "Procurement" | "Safety & Environment" | "uncategorised")[];
                 /**
                  * @description Comma list of ISO-3166 alpha-2 codes. Rows with no country never match.
-                 * @example DE,AT
+                 * @example [
+                 *       "DE",
+                 *       "AT"
+                 *     ]
                  */
                 country?: string[];
                 /**
                  * @description Comma list of ISO-3166 alpha-2 codes to drop. Rows with no country are kept.
-                 * @example US
+                 * @example [
+                 *       "US"
+                 *     ]
                  */
                 exclude_country?: string[];
                 /**
                  * @description Comma list of resolved city names (the `city` facet), any case. Thinner coverage than country.
-                 * @example Berlin
+                 * @example [
+                 *       "Berlin"
+                 *     ]
                  */
                 city?: string[];
                 /**
                  * @description Comma list of two-letter US state codes; rows outside the US never match. Unknown: 422 bad_state.
-                 * @example CA,NY
+                 * @example [
+                 *       "CA",
+                 *       "NY"
+                 *     ]
                  */
                 state?: ("AL" | "AK" | "AZ" | "AR" | "CA" | "CO" | "CT" | "DE" | "DC" | "FL" | "GA" | "HI" | "ID" | "IL" | "IN" | "IA" | "KS" | "KY" | "LA" | "ME" | "MD" | "MA" | "MI" | "MN" | "MS" | "MO" | "MT" | "NE" | "NV" | "NH" | "NJ" | "NM" | "NY" | "NC" | "ND" | "OH" | "OK" | "OR" | "PA" | "RI" | "SC" | "SD" | "TN" | "TX" | "UT" | "VT" | "VA" | "WA" | "WV" | "WI" | "WY")[];
                 /**
                  * @description Comma list of remote, hybrid, on_site, not_stated (no value). Unknown: 422 bad_remote.
-                 * @example remote,hybrid
+                 * @example [
+                 *       "remote",
+                 *       "hybrid"
+                 *     ]
                  */
                 remote?: ("remote" | "hybrid" | "on_site" | "not_stated")[];
                 /**
@@ -1366,47 +1892,66 @@ export interface operations {
                 remote_confirmed?: boolean;
                 /**
                  * @description Comma list of Full-time, Part-time, Contract, Temporary, Internship, not_stated (full_time etc. accepted). Unknown: 422 bad_employment_type.
-                 * @example Full-time
+                 * @example [
+                 *       "Full-time"
+                 *     ]
                  */
                 employment_type?: ("Full-time" | "Part-time" | "Contract" | "Temporary" | "Internship" | "not_stated")[];
                 /**
                  * @description Comma list of Entry, Mid, Senior, Lead, Manager, Director, Executive, Intern, not_stated. Unknown: 422 bad_seniority.
-                 * @example Senior
+                 * @example [
+                 *       "Senior"
+                 *     ]
                  */
                 seniority?: ("Entry" | "Mid" | "Senior" | "Lead" | "Manager" | "Director" | "Executive" | "Intern" | "not_stated")[];
                 /**
                  * @description Comma list of provider ids from /v1/meta/providers, at most 12 (longer lists are truncated). Unknown: 422 bad_provider.
-                 * @example greenhouse,lever
+                 * @example [
+                 *       "greenhouse",
+                 *       "lever"
+                 *     ]
                  */
                 provider?: string[];
                 /**
                  * @description Comma list of provider ids to drop. Unknown: 422 bad_provider.
-                 * @example usajobs
+                 * @example [
+                 *       "usajobs"
+                 *     ]
                  */
                 exclude_provider?: string[];
                 /**
                  * @description Comma list of ats, career_site, public_agency (legacy employer_ats, government, direct accepted); aggregator and agency are reserved and match nothing. Unknown: 422 bad_source_type.
-                 * @example ats
+                 * @example [
+                 *       "ats"
+                 *     ]
                  */
                 source_type?: ("ats" | "career_site" | "public_agency" | "aggregator" | "agency" | "unknown" | "employer_ats" | "government" | "direct")[];
                 /**
                  * @description Comma list of source types to drop (same vocabulary as source_type).
-                 * @example public_agency
+                 * @example [
+                 *       "public_agency"
+                 *     ]
                  */
                 exclude_source_type?: ("ats" | "career_site" | "public_agency" | "aggregator" | "agency" | "unknown" | "employer_ats" | "government" | "direct")[];
                 /**
                  * @description Comma list of company slugs.
-                 * @example acme
+                 * @example [
+                 *       "acme"
+                 *     ]
                  */
                 company?: string[];
                 /**
                  * @description Comma list of bare domains (acme.com; a scheme, www. or path is tolerated). Companies without a known domain never match.
-                 * @example acme.com
+                 * @example [
+                 *       "acme.com"
+                 *     ]
                  */
                 company_domain?: string[];
                 /**
                  * @description Comma list of domains to drop. Companies without a known domain are kept.
-                 * @example acme.com
+                 * @example [
+                 *       "acme.com"
+                 *     ]
                  */
                 exclude_company_domain?: string[];
                 /**
@@ -1436,7 +1981,10 @@ export interface operations {
                 include_description?: boolean;
                 /**
                  * @description Comma list of field_sources keys (remote, employment_type, salary, location, posted_at, description, source_type) that must all be published; adds `completeness`. category or seniority: 422 field_never_published; other unknown keys: 422 bad_field.
-                 * @example salary,remote
+                 * @example [
+                 *       "salary",
+                 *       "remote"
+                 *     ]
                  */
                 require_fields?: ("remote" | "employment_type" | "salary" | "location" | "posted_at" | "description" | "source_type")[];
                 /**
@@ -1481,7 +2029,9 @@ export interface operations {
                 quality?: "all";
                 /**
                  * @description Comma list of staffing, jobboard or all: re-admits rows posted by a staffing agency or a job board. Unknown: 422 bad_poster_type.
-                 * @example staffing
+                 * @example [
+                 *       "staffing"
+                 *     ]
                  */
                 include_poster_type?: ("staffing" | "jobboard" | "all")[];
                 /**
@@ -1508,6 +2058,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1541,6 +2093,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1551,7 +2105,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -1590,7 +2144,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -1626,6 +2180,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1636,7 +2192,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -1672,6 +2228,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1682,7 +2240,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -1719,6 +2277,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1729,7 +2289,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -1765,6 +2325,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1775,7 +2337,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -1811,6 +2373,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1821,7 +2385,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -1877,6 +2441,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1899,6 +2465,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1909,7 +2477,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -1948,7 +2516,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -1984,6 +2552,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1994,7 +2564,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2030,6 +2600,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2040,7 +2612,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2076,6 +2648,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2086,7 +2660,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2123,6 +2697,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2133,7 +2709,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2169,6 +2745,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2179,7 +2757,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2215,6 +2793,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2225,7 +2805,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2272,6 +2852,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2328,7 +2910,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2365,6 +2947,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2375,7 +2959,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2411,6 +2995,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2421,7 +3007,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2457,6 +3043,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2467,7 +3055,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2500,17 +3088,23 @@ export interface operations {
             query?: {
                 /**
                  * @description Comma list of ISO-3166 alpha-2 codes: the company country (stated, else the most frequent country of its live rows).
-                 * @example DE
+                 * @example [
+                 *       "DE"
+                 *     ]
                  */
                 country?: string[];
                 /**
                  * @description Comma list of organisation types, any case (e.g. government).
-                 * @example government
+                 * @example [
+                 *       "government"
+                 *     ]
                  */
                 org_type?: string[];
                 /**
                  * @description Comma list: ats, career_site, public_agency (aggregator and agency are reserved and match nothing); legacy employer_ats, government, direct. Unknown: 422 bad_source_type.
-                 * @example ats
+                 * @example [
+                 *       "ats"
+                 *     ]
                  */
                 source_type?: ("ats" | "career_site" | "public_agency" | "aggregator" | "agency" | "employer_ats" | "government" | "direct")[];
                 /**
@@ -2557,6 +3151,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2584,6 +3180,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2594,7 +3192,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2633,7 +3231,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2669,6 +3267,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2679,7 +3279,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2715,6 +3315,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2725,7 +3327,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2762,6 +3364,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2772,7 +3376,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2808,6 +3412,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2818,7 +3424,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2854,6 +3460,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2864,7 +3472,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -2914,6 +3522,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2938,6 +3548,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2954,6 +3566,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -2964,7 +3578,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3003,7 +3617,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3039,6 +3653,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3049,7 +3665,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3085,6 +3701,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3095,7 +3713,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3132,6 +3750,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3142,7 +3762,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3178,6 +3798,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3188,7 +3810,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3224,6 +3846,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3234,7 +3858,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3267,37 +3891,54 @@ export interface operations {
             query?: {
                 /**
                  * @description Comma list of category families (the `family` facet), or uncategorised for rows with no confident category. Unknown: 422 bad_category.
-                 * @example Engineering
+                 * @example [
+                 *       "Engineering"
+                 *     ]
                  */
                 category?: ("Engineering" | "Healthcare" | "Operations & Admin" | "Sales" | "Skilled Technician" | "Retail" | "Hospitality" | "Finance" | "Logistics & Transport" | "Marketing" | "Customer Support" | "Education" | "Manufacturing" | "HR & Recruiting" | "Data & Analytics" | "Consulting & Strategy" | "Construction & Trades" | "Legal & Compliance" | "Product" | "Design" | "Security" | "Science & Research" | "Procurement" | "Safety & Environment" | "uncategorised")[];
                 /**
                  * @description Comma list of category families (or uncategorised) to drop. Unknown: 422 bad_category.
-                 * @example Sales
+                 * @example [
+                 *       "Sales"
+                 *     ]
                  */
                 exclude_category?: ("Engineering" | "Healthcare" | "Operations & Admin" | "Sales" | "Skilled Technician" | "Retail" | "Hospitality" | "Finance" | "Logistics & Transport" | "Marketing" | "Customer Support" | "Education" | "Manufacturing" | "HR & Recruiting" | "Data & Analytics" | "Consulting & Strategy" | "Construction & Trades" | "Legal & Compliance" | "Product" | "Design" | "Security" | "Science & Research" | "Procurement" | "Safety & Environment" | "uncategorised")[];
                 /**
                  * @description Comma list of ISO-3166 alpha-2 codes. Rows with no country never match.
-                 * @example DE,AT
+                 * @example [
+                 *       "DE",
+                 *       "AT"
+                 *     ]
                  */
                 country?: string[];
                 /**
                  * @description Comma list of ISO-3166 alpha-2 codes to drop. Rows with no country are kept.
-                 * @example US
+                 * @example [
+                 *       "US"
+                 *     ]
                  */
                 exclude_country?: string[];
                 /**
                  * @description Comma list of resolved city names (the `city` facet), any case. Thinner coverage than country.
-                 * @example Berlin
+                 * @example [
+                 *       "Berlin"
+                 *     ]
                  */
                 city?: string[];
                 /**
                  * @description Comma list of two-letter US state codes; rows outside the US never match. Unknown: 422 bad_state.
-                 * @example CA,NY
+                 * @example [
+                 *       "CA",
+                 *       "NY"
+                 *     ]
                  */
                 state?: ("AL" | "AK" | "AZ" | "AR" | "CA" | "CO" | "CT" | "DE" | "DC" | "FL" | "GA" | "HI" | "ID" | "IL" | "IN" | "IA" | "KS" | "KY" | "LA" | "ME" | "MD" | "MA" | "MI" | "MN" | "MS" | "MO" | "MT" | "NE" | "NV" | "NH" | "NJ" | "NM" | "NY" | "NC" | "ND" | "OH" | "OK" | "OR" | "PA" | "RI" | "SC" | "SD" | "TN" | "TX" | "UT" | "VT" | "VA" | "WA" | "WV" | "WI" | "WY")[];
                 /**
                  * @description Comma list of remote, hybrid, on_site, not_stated (no value). Unknown: 422 bad_remote.
-                 * @example remote,hybrid
+                 * @example [
+                 *       "remote",
+                 *       "hybrid"
+                 *     ]
                  */
                 remote?: ("remote" | "hybrid" | "on_site" | "not_stated")[];
                 /**
@@ -3307,47 +3948,66 @@ export interface operations {
                 remote_confirmed?: boolean;
                 /**
                  * @description Comma list of Full-time, Part-time, Contract, Temporary, Internship, not_stated (full_time etc. accepted). Unknown: 422 bad_employment_type.
-                 * @example Full-time
+                 * @example [
+                 *       "Full-time"
+                 *     ]
                  */
                 employment_type?: ("Full-time" | "Part-time" | "Contract" | "Temporary" | "Internship" | "not_stated")[];
                 /**
                  * @description Comma list of Entry, Mid, Senior, Lead, Manager, Director, Executive, Intern, not_stated. Unknown: 422 bad_seniority.
-                 * @example Senior
+                 * @example [
+                 *       "Senior"
+                 *     ]
                  */
                 seniority?: ("Entry" | "Mid" | "Senior" | "Lead" | "Manager" | "Director" | "Executive" | "Intern" | "not_stated")[];
                 /**
                  * @description Comma list of provider ids from /v1/meta/providers, at most 12 (longer lists are truncated). Unknown: 422 bad_provider.
-                 * @example greenhouse,lever
+                 * @example [
+                 *       "greenhouse",
+                 *       "lever"
+                 *     ]
                  */
                 provider?: string[];
                 /**
                  * @description Comma list of provider ids to drop. Unknown: 422 bad_provider.
-                 * @example usajobs
+                 * @example [
+                 *       "usajobs"
+                 *     ]
                  */
                 exclude_provider?: string[];
                 /**
                  * @description Comma list of ats, career_site, public_agency (legacy employer_ats, government, direct accepted); aggregator and agency are reserved and match nothing. Unknown: 422 bad_source_type.
-                 * @example ats
+                 * @example [
+                 *       "ats"
+                 *     ]
                  */
                 source_type?: ("ats" | "career_site" | "public_agency" | "aggregator" | "agency" | "unknown" | "employer_ats" | "government" | "direct")[];
                 /**
                  * @description Comma list of source types to drop (same vocabulary as source_type).
-                 * @example public_agency
+                 * @example [
+                 *       "public_agency"
+                 *     ]
                  */
                 exclude_source_type?: ("ats" | "career_site" | "public_agency" | "aggregator" | "agency" | "unknown" | "employer_ats" | "government" | "direct")[];
                 /**
                  * @description Comma list of company slugs.
-                 * @example acme
+                 * @example [
+                 *       "acme"
+                 *     ]
                  */
                 company?: string[];
                 /**
                  * @description Comma list of bare domains (acme.com; a scheme, www. or path is tolerated). Companies without a known domain never match.
-                 * @example acme.com
+                 * @example [
+                 *       "acme.com"
+                 *     ]
                  */
                 company_domain?: string[];
                 /**
                  * @description Comma list of domains to drop. Companies without a known domain are kept.
-                 * @example acme.com
+                 * @example [
+                 *       "acme.com"
+                 *     ]
                  */
                 exclude_company_domain?: string[];
                 /**
@@ -3377,7 +4037,10 @@ export interface operations {
                 include_description?: boolean;
                 /**
                  * @description Comma list of field_sources keys (remote, employment_type, salary, location, posted_at, description, source_type) that must all be published; adds `completeness`. category or seniority: 422 field_never_published; other unknown keys: 422 bad_field.
-                 * @example salary,remote
+                 * @example [
+                 *       "salary",
+                 *       "remote"
+                 *     ]
                  */
                 require_fields?: ("remote" | "employment_type" | "salary" | "location" | "posted_at" | "description" | "source_type")[];
                 /**
@@ -3437,6 +4100,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3457,6 +4122,11 @@ export interface operations {
                         company_slug: string;
                         /** @description URL. */
                         company_logo?: string;
+                        /**
+                         * @description The employer's registrable domain: the stable company key (the company_domain filter matches it). Omitted when unknown.
+                         * @example anthropic.com
+                         */
+                        company_domain?: string;
                         /** @description One of the category families; always inferred from the title. */
                         category?: string;
                         /** @description Null, or >= 0.6. */
@@ -3464,6 +4134,11 @@ export interface operations {
                         /** @description ISO-3166 alpha-2; left out when ambiguous. */
                         country?: string;
                         city?: string;
+                        /**
+                         * @description Two-letter US state code, the value the state filter matches; only on US rows whose location names exactly one state.
+                         * @example CA
+                         */
+                        state?: string;
                         /** @description Original free text. */
                         location?: string;
                         /** @enum {string} */
@@ -3484,6 +4159,16 @@ export interface operations {
                          */
                         first_seen_at?: string;
                         /**
+                         * @description How far posted_at lags first_seen_at: first_seen_at minus posted_at, in whole hours. Large: the ledger found the vacancy long after the source dated it. Negative: the source dated it after the ledger first saw it (re-dated). Omitted without posted_at; never estimated.
+                         * @example 5
+                         */
+                        first_seen_lag_hours?: number;
+                        /**
+                         * @description How many times the same employer, title and location was seen again after closing (a closed row reopening, or a new posting once an earlier one left its source). 0: never, as far as the ledger knows. Always inferred.
+                         * @example 0
+                         */
+                        repost_count: number;
+                        /**
                          * Format: date-time
                          * @description When the vacancy was last confirmed to still exist at its source.
                          */
@@ -3499,6 +4184,11 @@ export interface operations {
                          * @description When the vacancy was proved dead upstream.
                          */
                         upstream_expired_at?: string;
+                        /**
+                         * Format: date-time
+                         * @description The closing date the source stated (an ATS field or the posting's JSON-LD validThrough); never estimated. After it the ledger closes the row as expired_upstream.
+                         */
+                        expires_at?: string;
                         /** @description The employer's own application page. */
                         apply_url?: string;
                         /** @description Provider id; see /public/providers. */
@@ -3524,7 +4214,7 @@ export interface operations {
                         salary_min_annual_eur: number | null;
                         /** @description salary_max converted to EUR per year by the same rule and rates as salary_min_annual_eur; null when salary_max, the period or the currency is unknown. Never guessed. */
                         salary_max_annual_eur: number | null;
-                        /** @description Provenance of nine fields: published (carried by the source), inferred (derived by the service) or absent. */
+                        /** @description Provenance of the spec's nine fields, plus company_domain, state, expires_at, repost_count and first_seen_lag_hours: published (carried by the source), inferred (derived by the service) or absent. company_domain is inferred when known (the service's employer identity, not a posting field); state follows location; expires_at is published when the source stated a closing date; repost_count is always inferred (counted from the ledger); first_seen_lag_hours is inferred when posted_at is known, else absent. */
                         field_sources: {
                             /** @enum {string} */
                             remote: "published" | "inferred" | "absent";
@@ -3544,6 +4234,16 @@ export interface operations {
                             description: "published" | "inferred" | "absent";
                             /** @enum {string} */
                             source_type: "published" | "inferred" | "absent";
+                            /** @enum {string} */
+                            company_domain: "published" | "inferred" | "absent";
+                            /** @enum {string} */
+                            state: "published" | "inferred" | "absent";
+                            /** @enum {string} */
+                            expires_at: "published" | "inferred" | "absent";
+                            /** @enum {string} */
+                            repost_count: "published" | "inferred" | "absent";
+                            /** @enum {string} */
+                            first_seen_lag_hours: "published" | "inferred" | "absent";
                         };
                         attribution?: string;
                         canonical_url?: string;
@@ -3563,8 +4263,6 @@ export interface operations {
                         count: number;
                         /** @description Where this export ends: the id of the last row written, or the request's after when none was (null when neither). */
                         after: string | null;
-                        /** @description The change-feed watermark: pass it as since to /v1/changes to receive every change committed after this export began reading (none lost, none already older than the snapshot). After a resumed export, use the since of the first response. */
-                        since: string;
                     } | {
                         /** @description record_quota_exhausted, or query_failed, timeout, unavailable. */
                         error: string;
@@ -3574,8 +4272,6 @@ export interface operations {
                         count: number;
                         /** @description Resume with after=<this>: the id of the last row written, or the request's after when none was (null when neither). */
                         after: string | null;
-                        /** @description The change-feed watermark: pass it as since to /v1/changes to receive every change committed after this export began reading (none lost, none already older than the snapshot). After a resumed export, use the since of the first response. */
-                        since: string;
                     };
                 };
             };
@@ -3589,6 +4285,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3599,7 +4297,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3638,7 +4336,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3674,6 +4372,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3684,7 +4384,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3722,6 +4422,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3732,7 +4434,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3768,6 +4470,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3778,7 +4482,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3815,6 +4519,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3825,7 +4531,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3861,6 +4567,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3871,7 +4579,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3907,6 +4615,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -3917,7 +4627,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -3948,7 +4658,13 @@ export interface operations {
     getFreshness: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3957,6 +4673,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -3964,6 +4681,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4087,6 +4806,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
+                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
+                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
+                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Default Response */
             401: {
                 headers: {
@@ -4100,7 +4838,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4137,6 +4875,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4147,7 +4887,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4183,6 +4923,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4193,7 +4935,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4229,6 +4971,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4239,7 +4983,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4281,7 +5025,13 @@ export interface operations {
                  */
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4290,6 +5040,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4297,6 +5048,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4328,6 +5081,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
+                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
+                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
+                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Default Response */
             400: {
                 headers: {
@@ -4338,6 +5110,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4348,7 +5122,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4387,7 +5161,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4423,6 +5197,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4433,7 +5209,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4469,6 +5245,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4479,53 +5257,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
-                };
-            };
-            /** @description Default Response */
-            410: {
-                headers: {
-                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
-                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
-                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
-                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
-                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
-                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
-                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
-                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
-                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4561,6 +5293,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4571,7 +5305,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4608,6 +5342,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4618,7 +5354,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4654,6 +5390,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4664,7 +5402,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4700,6 +5438,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4710,7 +5450,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4752,7 +5492,13 @@ export interface operations {
                  */
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4761,6 +5507,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -4768,6 +5515,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4792,6 +5541,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
+                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
+                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
+                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Default Response */
             400: {
                 headers: {
@@ -4802,6 +5570,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4812,7 +5582,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4851,7 +5621,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4887,6 +5657,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4897,7 +5669,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4933,6 +5705,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4943,7 +5717,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -4979,6 +5753,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -4989,7 +5765,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5026,6 +5802,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5036,7 +5814,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5072,6 +5850,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5082,7 +5862,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5118,6 +5898,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5128,7 +5910,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5161,37 +5943,54 @@ export interface operations {
             query?: {
                 /**
                  * @description Comma list of category families (the `family` facet), or uncategorised for rows with no confident category. Unknown: 422 bad_category.
-                 * @example Engineering
+                 * @example [
+                 *       "Engineering"
+                 *     ]
                  */
                 category?: ("Engineering" | "Healthcare" | "Operations & Admin" | "Sales" | "Skilled Technician" | "Retail" | "Hospitality" | "Finance" | "Logistics & Transport" | "Marketing" | "Customer Support" | "Education" | "Manufacturing" | "HR & Recruiting" | "Data & Analytics" | "Consulting & Strategy" | "Construction & Trades" | "Legal & Compliance" | "Product" | "Design" | "Security" | "Science & Research" | "Procurement" | "Safety & Environment" | "uncategorised")[];
                 /**
                  * @description Comma list of category families (or uncategorised) to drop. Unknown: 422 bad_category.
-                 * @example Sales
+                 * @example [
+                 *       "Sales"
+                 *     ]
                  */
                 exclude_category?: ("Engineering" | "Healthcare" | "Operations & Admin" | "Sales" | "Skilled Technician" | "Retail" | "Hospitality" | "Finance" | "Logistics & Transport" | "Marketing" | "Customer Support" | "Education" | "Manufacturing" | "HR & Recruiting" | "Data & Analytics" | "Consulting & Strategy" | "Construction & Trades" | "Legal & Compliance" | "Product" | "Design" | "Security" | "Science & Research" | "Procurement" | "Safety & Environment" | "uncategorised")[];
                 /**
                  * @description Comma list of ISO-3166 alpha-2 codes. Rows with no country never match.
-                 * @example DE,AT
+                 * @example [
+                 *       "DE",
+                 *       "AT"
+                 *     ]
                  */
                 country?: string[];
                 /**
                  * @description Comma list of ISO-3166 alpha-2 codes to drop. Rows with no country are kept.
-                 * @example US
+                 * @example [
+                 *       "US"
+                 *     ]
                  */
                 exclude_country?: string[];
                 /**
                  * @description Comma list of resolved city names (the `city` facet), any case. Thinner coverage than country.
-                 * @example Berlin
+                 * @example [
+                 *       "Berlin"
+                 *     ]
                  */
                 city?: string[];
                 /**
                  * @description Comma list of two-letter US state codes; rows outside the US never match. Unknown: 422 bad_state.
-                 * @example CA,NY
+                 * @example [
+                 *       "CA",
+                 *       "NY"
+                 *     ]
                  */
                 state?: ("AL" | "AK" | "AZ" | "AR" | "CA" | "CO" | "CT" | "DE" | "DC" | "FL" | "GA" | "HI" | "ID" | "IL" | "IN" | "IA" | "KS" | "KY" | "LA" | "ME" | "MD" | "MA" | "MI" | "MN" | "MS" | "MO" | "MT" | "NE" | "NV" | "NH" | "NJ" | "NM" | "NY" | "NC" | "ND" | "OH" | "OK" | "OR" | "PA" | "RI" | "SC" | "SD" | "TN" | "TX" | "UT" | "VT" | "VA" | "WA" | "WV" | "WI" | "WY")[];
                 /**
                  * @description Comma list of remote, hybrid, on_site, not_stated (no value). Unknown: 422 bad_remote.
-                 * @example remote,hybrid
+                 * @example [
+                 *       "remote",
+                 *       "hybrid"
+                 *     ]
                  */
                 remote?: ("remote" | "hybrid" | "on_site" | "not_stated")[];
                 /**
@@ -5201,47 +6000,66 @@ export interface operations {
                 remote_confirmed?: boolean;
                 /**
                  * @description Comma list of Full-time, Part-time, Contract, Temporary, Internship, not_stated (full_time etc. accepted). Unknown: 422 bad_employment_type.
-                 * @example Full-time
+                 * @example [
+                 *       "Full-time"
+                 *     ]
                  */
                 employment_type?: ("Full-time" | "Part-time" | "Contract" | "Temporary" | "Internship" | "not_stated")[];
                 /**
                  * @description Comma list of Entry, Mid, Senior, Lead, Manager, Director, Executive, Intern, not_stated. Unknown: 422 bad_seniority.
-                 * @example Senior
+                 * @example [
+                 *       "Senior"
+                 *     ]
                  */
                 seniority?: ("Entry" | "Mid" | "Senior" | "Lead" | "Manager" | "Director" | "Executive" | "Intern" | "not_stated")[];
                 /**
                  * @description Comma list of provider ids from /v1/meta/providers, at most 12 (longer lists are truncated). Unknown: 422 bad_provider.
-                 * @example greenhouse,lever
+                 * @example [
+                 *       "greenhouse",
+                 *       "lever"
+                 *     ]
                  */
                 provider?: string[];
                 /**
                  * @description Comma list of provider ids to drop. Unknown: 422 bad_provider.
-                 * @example usajobs
+                 * @example [
+                 *       "usajobs"
+                 *     ]
                  */
                 exclude_provider?: string[];
                 /**
                  * @description Comma list of ats, career_site, public_agency (legacy employer_ats, government, direct accepted); aggregator and agency are reserved and match nothing. Unknown: 422 bad_source_type.
-                 * @example ats
+                 * @example [
+                 *       "ats"
+                 *     ]
                  */
                 source_type?: ("ats" | "career_site" | "public_agency" | "aggregator" | "agency" | "unknown" | "employer_ats" | "government" | "direct")[];
                 /**
                  * @description Comma list of source types to drop (same vocabulary as source_type).
-                 * @example public_agency
+                 * @example [
+                 *       "public_agency"
+                 *     ]
                  */
                 exclude_source_type?: ("ats" | "career_site" | "public_agency" | "aggregator" | "agency" | "unknown" | "employer_ats" | "government" | "direct")[];
                 /**
                  * @description Comma list of company slugs.
-                 * @example acme
+                 * @example [
+                 *       "acme"
+                 *     ]
                  */
                 company?: string[];
                 /**
                  * @description Comma list of bare domains (acme.com; a scheme, www. or path is tolerated). Companies without a known domain never match.
-                 * @example acme.com
+                 * @example [
+                 *       "acme.com"
+                 *     ]
                  */
                 company_domain?: string[];
                 /**
                  * @description Comma list of domains to drop. Companies without a known domain are kept.
-                 * @example acme.com
+                 * @example [
+                 *       "acme.com"
+                 *     ]
                  */
                 exclude_company_domain?: string[];
                 /**
@@ -5271,7 +6089,10 @@ export interface operations {
                 include_description?: boolean;
                 /**
                  * @description Comma list of field_sources keys (remote, employment_type, salary, location, posted_at, description, source_type) that must all be published; adds `completeness`. category or seniority: 422 field_never_published; other unknown keys: 422 bad_field.
-                 * @example salary,remote
+                 * @example [
+                 *       "salary",
+                 *       "remote"
+                 *     ]
                  */
                 require_fields?: ("remote" | "employment_type" | "salary" | "location" | "posted_at" | "description" | "source_type")[];
                 /**
@@ -5323,11 +6144,19 @@ export interface operations {
                 closed_before?: string;
                 /**
                  * @description expired_upstream or not_seen; comma list, any case. The original service's deadline_passed (= expired_upstream) and employer_closed (= not_seen) are accepted too. Unknown: 422 bad_closed_reason.
-                 * @example not_seen
+                 * @example [
+                 *       "not_seen"
+                 *     ]
                  */
                 closed_reason?: ("expired_upstream" | "not_seen" | "deadline_passed" | "employer_closed")[];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5336,6 +6165,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5343,6 +6173,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5366,6 +6198,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
+                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
+                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
+                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Default Response */
             400: {
                 headers: {
@@ -5376,6 +6227,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5386,7 +6239,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5425,7 +6278,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5461,6 +6314,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5471,7 +6326,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5507,6 +6362,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5517,7 +6374,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5554,6 +6411,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5564,7 +6423,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5600,6 +6459,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5610,7 +6471,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5646,6 +6507,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5656,7 +6519,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5687,7 +6550,13 @@ export interface operations {
     getFacets: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5696,6 +6565,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5703,6 +6573,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5756,6 +6628,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
+                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
+                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
+                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Default Response */
             401: {
                 headers: {
@@ -5769,7 +6660,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5806,6 +6697,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5816,7 +6709,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5852,6 +6745,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5862,7 +6757,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5898,6 +6793,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5908,7 +6805,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -5939,7 +6836,13 @@ export interface operations {
     getProviders: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5948,6 +6851,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
@@ -5955,6 +6859,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -5975,6 +6881,25 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "X-RateLimit-Records-Limit": components["headers"]["X-RateLimit-Records-Limit"];
+                    "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
+                    "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
+                    "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Default Response */
             401: {
                 headers: {
@@ -5988,7 +6913,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -6025,6 +6950,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -6035,7 +6962,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -6071,6 +6998,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -6081,7 +7010,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -6117,6 +7046,8 @@ export interface operations {
                     "X-RateLimit-Records-Used": components["headers"]["X-RateLimit-Records-Used"];
                     "X-RateLimit-Records-Remaining": components["headers"]["X-RateLimit-Records-Remaining"];
                     "X-SVC-Country-Lock": components["headers"]["X-SVC-Country-Lock"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -6127,7 +7058,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -6160,37 +7091,54 @@ export interface operations {
             query?: {
                 /**
                  * @description Comma list of category families (the `family` facet), or uncategorised for rows with no confident category. Unknown: 422 bad_category.
-                 * @example Engineering
+                 * @example [
+                 *       "Engineering"
+                 *     ]
                  */
                 category?: ("Engineering" | "Healthcare" | "Operations & Admin" | "Sales" | "Skilled Technician" | "Retail" | "Hospitality" | "Finance" | "Logistics & Transport" | "Marketing" | "Customer Support" | "Education" | "Manufacturing" | "HR & Recruiting" | "Data & Analytics" | "Consulting & Strategy" | "Construction & Trades" | "Legal & Compliance" | "Product" | "Design" | "Security" | "Science & Research" | "Procurement" | "Safety & Environment" | "uncategorised")[];
                 /**
                  * @description Comma list of category families (or uncategorised) to drop. Unknown: 422 bad_category.
-                 * @example Sales
+                 * @example [
+                 *       "Sales"
+                 *     ]
                  */
                 exclude_category?: ("Engineering" | "Healthcare" | "Operations & Admin" | "Sales" | "Skilled Technician" | "Retail" | "Hospitality" | "Finance" | "Logistics & Transport" | "Marketing" | "Customer Support" | "Education" | "Manufacturing" | "HR & Recruiting" | "Data & Analytics" | "Consulting & Strategy" | "Construction & Trades" | "Legal & Compliance" | "Product" | "Design" | "Security" | "Science & Research" | "Procurement" | "Safety & Environment" | "uncategorised")[];
                 /**
                  * @description Comma list of ISO-3166 alpha-2 codes. Rows with no country never match.
-                 * @example DE,AT
+                 * @example [
+                 *       "DE",
+                 *       "AT"
+                 *     ]
                  */
                 country?: string[];
                 /**
                  * @description Comma list of ISO-3166 alpha-2 codes to drop. Rows with no country are kept.
-                 * @example US
+                 * @example [
+                 *       "US"
+                 *     ]
                  */
                 exclude_country?: string[];
                 /**
                  * @description Comma list of resolved city names (the `city` facet), any case. Thinner coverage than country.
-                 * @example Berlin
+                 * @example [
+                 *       "Berlin"
+                 *     ]
                  */
                 city?: string[];
                 /**
                  * @description Comma list of two-letter US state codes; rows outside the US never match. Unknown: 422 bad_state.
-                 * @example CA,NY
+                 * @example [
+                 *       "CA",
+                 *       "NY"
+                 *     ]
                  */
                 state?: ("AL" | "AK" | "AZ" | "AR" | "CA" | "CO" | "CT" | "DE" | "DC" | "FL" | "GA" | "HI" | "ID" | "IL" | "IN" | "IA" | "KS" | "KY" | "LA" | "ME" | "MD" | "MA" | "MI" | "MN" | "MS" | "MO" | "MT" | "NE" | "NV" | "NH" | "NJ" | "NM" | "NY" | "NC" | "ND" | "OH" | "OK" | "OR" | "PA" | "RI" | "SC" | "SD" | "TN" | "TX" | "UT" | "VT" | "VA" | "WA" | "WV" | "WI" | "WY")[];
                 /**
                  * @description Comma list of remote, hybrid, on_site, not_stated (no value). Unknown: 422 bad_remote.
-                 * @example remote,hybrid
+                 * @example [
+                 *       "remote",
+                 *       "hybrid"
+                 *     ]
                  */
                 remote?: ("remote" | "hybrid" | "on_site" | "not_stated")[];
                 /**
@@ -6200,47 +7148,66 @@ export interface operations {
                 remote_confirmed?: boolean;
                 /**
                  * @description Comma list of Full-time, Part-time, Contract, Temporary, Internship, not_stated (full_time etc. accepted). Unknown: 422 bad_employment_type.
-                 * @example Full-time
+                 * @example [
+                 *       "Full-time"
+                 *     ]
                  */
                 employment_type?: ("Full-time" | "Part-time" | "Contract" | "Temporary" | "Internship" | "not_stated")[];
                 /**
                  * @description Comma list of Entry, Mid, Senior, Lead, Manager, Director, Executive, Intern, not_stated. Unknown: 422 bad_seniority.
-                 * @example Senior
+                 * @example [
+                 *       "Senior"
+                 *     ]
                  */
                 seniority?: ("Entry" | "Mid" | "Senior" | "Lead" | "Manager" | "Director" | "Executive" | "Intern" | "not_stated")[];
                 /**
                  * @description Comma list of provider ids from /v1/meta/providers, at most 12 (longer lists are truncated). Unknown: 422 bad_provider.
-                 * @example greenhouse,lever
+                 * @example [
+                 *       "greenhouse",
+                 *       "lever"
+                 *     ]
                  */
                 provider?: string[];
                 /**
                  * @description Comma list of provider ids to drop. Unknown: 422 bad_provider.
-                 * @example usajobs
+                 * @example [
+                 *       "usajobs"
+                 *     ]
                  */
                 exclude_provider?: string[];
                 /**
                  * @description Comma list of ats, career_site, public_agency (legacy employer_ats, government, direct accepted); aggregator and agency are reserved and match nothing. Unknown: 422 bad_source_type.
-                 * @example ats
+                 * @example [
+                 *       "ats"
+                 *     ]
                  */
                 source_type?: ("ats" | "career_site" | "public_agency" | "aggregator" | "agency" | "unknown" | "employer_ats" | "government" | "direct")[];
                 /**
                  * @description Comma list of source types to drop (same vocabulary as source_type).
-                 * @example public_agency
+                 * @example [
+                 *       "public_agency"
+                 *     ]
                  */
                 exclude_source_type?: ("ats" | "career_site" | "public_agency" | "aggregator" | "agency" | "unknown" | "employer_ats" | "government" | "direct")[];
                 /**
                  * @description Comma list of company slugs.
-                 * @example acme
+                 * @example [
+                 *       "acme"
+                 *     ]
                  */
                 company?: string[];
                 /**
                  * @description Comma list of bare domains (acme.com; a scheme, www. or path is tolerated). Companies without a known domain never match.
-                 * @example acme.com
+                 * @example [
+                 *       "acme.com"
+                 *     ]
                  */
                 company_domain?: string[];
                 /**
                  * @description Comma list of domains to drop. Companies without a known domain are kept.
-                 * @example acme.com
+                 * @example [
+                 *       "acme.com"
+                 *     ]
                  */
                 exclude_company_domain?: string[];
                 /**
@@ -6270,7 +7237,10 @@ export interface operations {
                 include_description?: boolean;
                 /**
                  * @description Comma list of field_sources keys (remote, employment_type, salary, location, posted_at, description, source_type) that must all be published; adds `completeness`. category or seniority: 422 field_never_published; other unknown keys: 422 bad_field.
-                 * @example salary,remote
+                 * @example [
+                 *       "salary",
+                 *       "remote"
+                 *     ]
                  */
                 require_fields?: ("remote" | "employment_type" | "salary" | "location" | "posted_at" | "description" | "source_type")[];
                 /**
@@ -6315,7 +7285,9 @@ export interface operations {
                 quality?: "all";
                 /**
                  * @description Not available without a key: 403 paid_feature.
-                 * @example staffing
+                 * @example [
+                 *       "staffing"
+                 *     ]
                  */
                 include_poster_type?: ("staffing" | "jobboard" | "all")[];
                 /**
@@ -6326,7 +7298,13 @@ export interface operations {
                 /** @description Not available without a key: 402 key_required_to_page. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6335,6 +7313,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -6358,6 +7337,16 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Default Response */
             400: {
                 headers: {
@@ -6371,7 +7360,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -6410,7 +7399,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -6449,7 +7438,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -6488,7 +7477,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -6528,7 +7517,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -6567,7 +7556,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -6606,7 +7595,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -6637,7 +7626,13 @@ export interface operations {
     getPublicJob: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Job uuid or slug. */
                 id: string;
@@ -6649,6 +7644,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -6660,6 +7656,16 @@ export interface operations {
                         description: string | null;
                     };
                 };
+            };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Default Response */
             400: {
@@ -6674,7 +7680,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -6713,7 +7719,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -6753,7 +7759,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -6792,7 +7798,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -6831,7 +7837,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -6862,7 +7868,13 @@ export interface operations {
     listPlans: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6871,6 +7883,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -6900,6 +7913,16 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Default Response */
             429: {
                 headers: {
@@ -6914,7 +7937,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -6953,7 +7976,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -6992,7 +8015,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -7025,17 +8048,23 @@ export interface operations {
             query?: {
                 /**
                  * @description Comma list of ISO-3166 alpha-2 codes: the company country (stated, else the most frequent country of its live rows).
-                 * @example DE
+                 * @example [
+                 *       "DE"
+                 *     ]
                  */
                 country?: string[];
                 /**
                  * @description Comma list of organisation types, any case (e.g. government).
-                 * @example government
+                 * @example [
+                 *       "government"
+                 *     ]
                  */
                 org_type?: string[];
                 /**
                  * @description Comma list: ats, career_site, public_agency (aggregator and agency are reserved and match nothing); legacy employer_ats, government, direct. Unknown: 422 bad_source_type.
-                 * @example ats
+                 * @example [
+                 *       "ats"
+                 *     ]
                  */
                 source_type?: ("ats" | "career_site" | "public_agency" | "aggregator" | "agency" | "employer_ats" | "government" | "direct")[];
                 /**
@@ -7063,7 +8092,13 @@ export interface operations {
                 /** @description Not available without a key: 402 key_required_to_page. */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7072,6 +8107,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -7089,6 +8125,16 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Default Response */
             400: {
                 headers: {
@@ -7102,7 +8148,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -7141,7 +8187,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -7180,7 +8226,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -7220,7 +8266,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -7259,7 +8305,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -7298,7 +8344,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -7329,7 +8375,13 @@ export interface operations {
     getPublicCompany: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description Company slug (any case). */
                 slug: string;
@@ -7341,6 +8393,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -7364,6 +8417,16 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Default Response */
             400: {
                 headers: {
@@ -7377,7 +8440,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -7416,7 +8479,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -7456,7 +8519,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -7495,7 +8558,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -7534,7 +8597,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -7565,7 +8628,13 @@ export interface operations {
     getPublicFreshness: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7574,6 +8643,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -7697,6 +8767,16 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Default Response */
             429: {
                 headers: {
@@ -7711,7 +8791,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -7750,7 +8830,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -7789,7 +8869,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -7820,7 +8900,13 @@ export interface operations {
     getCoverage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -7829,6 +8915,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -7947,6 +9034,16 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Default Response */
             429: {
                 headers: {
@@ -7961,7 +9058,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -8000,7 +9097,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -8039,7 +9136,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -8070,7 +9167,13 @@ export interface operations {
     getCoverageCountries: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8079,6 +9182,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -8112,6 +9216,16 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Default Response */
             429: {
                 headers: {
@@ -8126,7 +9240,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -8165,7 +9279,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -8204,7 +9318,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -8235,7 +9349,13 @@ export interface operations {
     getCoverageEmployers: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8244,6 +9364,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -8283,6 +9404,16 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Default Response */
             429: {
                 headers: {
@@ -8297,7 +9428,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -8336,7 +9467,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -8375,7 +9506,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -8406,7 +9537,13 @@ export interface operations {
     getStats: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8415,6 +9552,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -8460,6 +9598,16 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Default Response */
             429: {
                 headers: {
@@ -8474,7 +9622,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -8513,7 +9661,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -8552,7 +9700,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -8583,7 +9731,13 @@ export interface operations {
     getPublicFacets: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8592,6 +9746,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -8645,6 +9800,16 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Default Response */
             429: {
                 headers: {
@@ -8659,7 +9824,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -8698,7 +9863,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -8737,7 +9902,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -8768,7 +9933,13 @@ export interface operations {
     getPublicProviders: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description ETag values of a response you hold (or `*`). When one matches, the answer is 304 Not Modified without a body.
+                 * @example "3q2-7wQm1h0QeB9cP9mXbA"
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8777,6 +9948,7 @@ export interface operations {
             /** @description Default Response */
             200: {
                 headers: {
+                    ETag: components["headers"]["ETag"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -8797,6 +9969,16 @@ export interface operations {
                     };
                 };
             };
+            /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
+            304: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
+                    "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Default Response */
             429: {
                 headers: {
@@ -8811,7 +9993,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -8850,7 +10032,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -8889,7 +10071,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -8965,7 +10147,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -9004,7 +10186,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -9043,7 +10225,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -9082,7 +10264,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -9121,7 +10303,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -9160,7 +10342,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -9200,7 +10382,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -9239,7 +10421,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -9278,7 +10460,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -9317,7 +10499,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -9383,7 +10565,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -9422,7 +10604,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -9461,7 +10643,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -9500,7 +10682,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -9586,7 +10768,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */
@@ -9623,7 +10805,7 @@ export interface operations {
                          * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
                          * @enum {string}
                          */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
+                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
                         /** @description Human text; wording may change. */
                         message: string;
                         /** @description Link to the documentation of this code. */

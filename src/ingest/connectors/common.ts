@@ -122,6 +122,29 @@ export function textList(value: unknown): string[] {
   return Array.isArray(value) ? value.map(text).filter((t): t is string => t !== undefined) : [];
 }
 
+/** A source item that has what every posting needs: the item as a record, its source id and its title. */
+export interface IdentifiedItem {
+  record: Record<string, unknown>;
+  id: string;
+  title: string;
+}
+
+/**
+ * The record, source id and title of one source item, read by `idOf` and `titleOf`; null when the item
+ * is not an object or either is missing, the one rule every mapper shares (a posting needs an id and a
+ * title; {@link mapPostings} counts a null as skipped).
+ */
+export function identifiedItem(
+  item: unknown,
+  idOf: (record: Record<string, unknown>) => string | undefined,
+  titleOf: (record: Record<string, unknown>) => string | undefined,
+): IdentifiedItem | null {
+  if (!isRecord(item)) return null;
+  const id = idOf(item);
+  const title = titleOf(item);
+  return id === undefined || title === undefined ? null : { record: item, id, title };
+}
+
 /** A finite number; anything else (null, strings, NaN) is undefined. */
 export function finite(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;

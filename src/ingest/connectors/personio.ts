@@ -31,7 +31,7 @@ import type { SalaryPeriod } from '../../domain/vocabulary.ts';
 import type { SourceLocation, SourcePosting, SourceSalary } from '../../domain/posting.ts';
 import { CrawlError, defineConnector, type Connector, type CrawlOutcome, type CrawlTarget } from '../connector.ts';
 import type { Fetcher } from '../fetcher.ts';
-import { companyOf, compact, decimal, fetched, fillHostTemplate, idString, isoInstant, isRecord, mapPostings, text, fetchBoard } from './common.ts';
+import { companyOf, compact, decimal, fetched, fillHostTemplate, identifiedItem, idString, isoInstant, isRecord, mapPostings, text, fetchBoard } from './common.ts';
 
 /** Personio `salaryInformation.type` → stored salary period. */
 export const PERSONIO_PERIODS: Readonly<Record<string, SalaryPeriod>> = { yearly: 'annual', monthly: 'monthly', weekly: 'weekly', daily: 'daily', hourly: 'hourly' };
@@ -80,11 +80,10 @@ function escapeText(s: string): string {
 }
 
 /** Map one Personio `<position>`; null when it has no id or name. */
-export function mapPersonioPosition(position: unknown, target: CrawlTarget, origin: string): SourcePosting | null {
-  if (!isRecord(position)) return null;
-  const id = idString(position['id']);
-  const title = text(position['name']);
-  if (id === undefined || title === undefined) return null;
+export function mapPersonioPosition(item: unknown, target: CrawlTarget, origin: string): SourcePosting | null {
+  const identified = identifiedItem(item, (r) => idString(r['id']), (r) => text(r['name']));
+  if (!identified) return null;
+  const { record: position, id, title } = identified;
   const office = Array.isArray(position['office']) ? text(position['office'][0]) : text(position['office']);
   const locations: SourceLocation[] = office !== undefined ? [{ text: office }] : [];
   const additional = isRecord(position['additionalOffices']) ? position['additionalOffices']['office'] : undefined;
@@ -143,11 +142,7 @@ export function createPersonioConnector(baseUrl: string): Connector {
 export const descriptor = defineConnector({
   id: 'personio',
   provider: { label: 'Personio', providerClass: 'employer_ats', sourceType: 'ats', redistributable: true, discoveryOnly: false },
-  baseUrl: {
-    env: 'JOBLEDGER_PERSONIO_BASE_URL',
-    default: 'https://{company}.jobs.personio.de',
-    description: 'Personio XML job feed URL template; {company} is the board.',
-  },
+  baseUrl: { default: 'https://{company}.jobs.personio.de', description: 'Personio XML job feed URL template; {company} is the board.' },
   applyHosts: { atsSubdomain: ['jobs.personio.de', 'jobs.personio.com'] },
   replay: {
     pattern: /^\/personio\/([^/]+)\/xml\/?$/,

@@ -31,7 +31,7 @@ import type { Remote, SalaryPeriod } from '../../domain/vocabulary.ts';
 import type { SourceLocation, SourcePosting, SourceSalary } from '../../domain/posting.ts';
 import { defineConnector, type Connector, type CrawlOutcome, type CrawlTarget } from '../connector.ts';
 import type { Fetcher } from '../fetcher.ts';
-import { boardList, companyOf, compact, decimal, fetchBoard, fillHostTemplate, idString, isRecord, mapPostings, text, utcStamp } from './common.ts';
+import { boardList, companyOf, compact, decimal, fetchBoard, fillHostTemplate, identifiedItem, idString, isRecord, mapPostings, text, utcStamp } from './common.ts';
 
 /** Recruitee `salary.period` → stored salary period. */
 export const RECRUITEE_PERIODS: Readonly<Record<string, SalaryPeriod>> = { year: 'annual', month: 'monthly', week: 'weekly', day: 'daily', hour: 'hourly' };
@@ -54,11 +54,10 @@ function remoteOf(offer: Record<string, unknown>): Remote | undefined {
 }
 
 /** Map one Recruitee offer; null when it has no id or title. */
-export function mapRecruiteeOffer(offer: unknown, target: CrawlTarget): SourcePosting | null {
-  if (!isRecord(offer)) return null;
-  const id = idString(offer['id']);
-  const title = text(offer['title']);
-  if (id === undefined || title === undefined) return null;
+export function mapRecruiteeOffer(item: unknown, target: CrawlTarget): SourcePosting | null {
+  const identified = identifiedItem(item, (r) => idString(r['id']), (r) => text(r['title']));
+  if (!identified) return null;
+  const { record: offer, id, title } = identified;
   const locations: SourceLocation[] = [];
   if (Array.isArray(offer['locations'])) {
     for (const l of offer['locations']) {
@@ -121,11 +120,7 @@ export function createRecruiteeConnector(baseUrl: string): Connector {
 export const descriptor = defineConnector({
   id: 'recruitee',
   provider: { label: 'Recruitee', providerClass: 'employer_ats', sourceType: 'ats', redistributable: true, discoveryOnly: false },
-  baseUrl: {
-    env: 'JOBLEDGER_RECRUITEE_BASE_URL',
-    default: 'https://{company}.recruitee.com',
-    description: 'Recruitee careers API URL template; {company} is the board.',
-  },
+  baseUrl: { default: 'https://{company}.recruitee.com', description: 'Recruitee careers API URL template; {company} is the board.' },
   applyHosts: { atsSubdomain: ['recruitee.com'] },
   replay: {
     pattern: /^\/recruitee\/([^/]+)\/api\/offers\/?$/,

@@ -29,7 +29,7 @@
 import type { SourceLocation, SourcePosting } from '../../domain/posting.ts';
 import { defineConnector, type Connector, type CrawlOutcome, type CrawlTarget } from '../connector.ts';
 import type { Fetcher } from '../fetcher.ts';
-import { companyOf, compact, fetchBoard, fetched, isRecord, mapPostings, parseJson, text, trimBase } from './common.ts';
+import { companyOf, compact, fetchBoard, fetched, identifiedItem, isRecord, mapPostings, parseJson, text, trimBase } from './common.ts';
 import { CrawlError } from '../connector.ts';
 
 /** A calendar date (YYYY-MM-DD) as that day's first instant in UTC; undefined for anything else. */
@@ -41,11 +41,10 @@ function dateStart(value: unknown): string | undefined {
 }
 
 /** Map one Workable widget job; null when it has no shortcode or title. */
-export function mapWorkableJob(job: unknown, target: CrawlTarget, accountName?: string): SourcePosting | null {
-  if (!isRecord(job)) return null;
-  const id = text(job['shortcode']);
-  const title = text(job['title']);
-  if (id === undefined || title === undefined) return null;
+export function mapWorkableJob(item: unknown, target: CrawlTarget, accountName?: string): SourcePosting | null {
+  const identified = identifiedItem(item, (r) => text(r['shortcode']), (r) => text(r['title']));
+  if (!identified) return null;
+  const { record: job, id, title } = identified;
   const locations: SourceLocation[] = [];
   if (Array.isArray(job['locations'])) {
     for (const l of job['locations']) {
@@ -102,11 +101,7 @@ export function createWorkableConnector(baseUrl: string): Connector {
 export const descriptor = defineConnector({
   id: 'workable',
   provider: { label: 'Workable', providerClass: 'employer_ats', sourceType: 'ats', redistributable: true, discoveryOnly: false },
-  baseUrl: {
-    env: 'JOBLEDGER_WORKABLE_BASE_URL',
-    default: 'https://apply.workable.com',
-    description: 'Workable jobs widget API base URL.',
-  },
+  baseUrl: { default: 'https://apply.workable.com', description: 'Workable jobs widget API base URL.' },
   applyHosts: { atsAnyPath: ['apply.workable.com'] },
   replay: {
     pattern: /^\/api\/v1\/widget\/accounts\/([^/]+)\/?$/,

@@ -12,7 +12,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../domain/errors.ts';
 import { EMPLOYMENT_TYPES, REMOTE_VALUES } from '../domain/vocabulary.ts';
-import type { SubmissionContent } from '../store/submissions.ts';
+import type { SubmissionContent, SubmissionView } from '../store/submissions.ts';
 import { fields, fromBrowserForm, renderPage, type SiteContext } from './context.ts';
 
 /** Largest submission body, bytes: a 20,000-character description, URL-encoded, fits. */
@@ -32,24 +32,12 @@ export interface SubmissionOutcome {
   verdict: { verdict: string; ruleId?: string };
 }
 
-/** What the manage page shows. */
-export interface SubmissionPageView {
-  id: string;
-  status: string;
-  email: string;
-  companyDomain: string;
-  content: SubmissionContent;
-  jobId: string | null;
-  confirmedAt: Date | null;
-  lapsesAt: Date | null;
-}
-
 /** The port the website needs (implemented by ingest/submissions.ts `SubmissionDesk`). Errors are ApiErrors. */
 export interface SubmissionService {
   parse(body: Record<string, unknown>): CheckedSubmission;
   submit(parsed: CheckedSubmission): Promise<void>;
   verify(token: unknown): Promise<SubmissionOutcome>;
-  view(token: unknown): Promise<SubmissionPageView | undefined>;
+  view(token: unknown): Promise<SubmissionView | undefined>;
   update(token: unknown, body: Record<string, unknown>): Promise<SubmissionOutcome>;
   confirm(token: unknown): Promise<SubmissionOutcome>;
   close(token: unknown): Promise<{ submissionId: string; jobId: string | null }>;

@@ -1,7 +1,7 @@
 /**
  * What every connector does the same way: the conditional board fetch, the mapping of fetch failures
  * to {@link CrawlError}, JSON parsing that refuses anything that is not JSON, the whole crawl of a
- * board that is one JSON document ({@link jsonBoardConnector}), and small readers that
+ * board that is one document ({@link documentBoardConnector}; JSON: {@link jsonBoardConnector}), and small readers that
  * turn a payload's loosely typed values into `SourcePosting` fields without guessing (absent, null,
  * blank or wrongly typed values become `undefined`).
  */
@@ -275,6 +275,47 @@ export function trimBase(baseUrl: string): string {
   return baseUrl.replace(/\/+$/, '');
 }
 
+/** What one answer of a {@link DocumentBoard} holds: its postings, the items it skipped, and ids it says are gone. */
+export interface BoardReading {
+  postings: SourcePosting[];
+  skipped: number;
+  /** Source ids the answer proves closed (a status other than published); omitted or empty: none. */
+  gone?: string[];
+}
+
+/** A source whose board is one document fetched with one conditional GET: what {@link documentBoardConnector} needs. */
+export interface DocumentBoard {
+  /** The connector's id (its descriptor's). */
+  id: string;
+  /** The board's URL for `target`. */
+  boardUrl(target: CrawlTarget): string;
+  /** Request headers besides the validators (an XML feed's `accept`). */
+  headers?: Record<string, string>;
+  /**
+   * The postings of one answer's body.
+   * @throws CrawlError `malformed` when the body is not the board's document.
+   */
+  read(body: Buffer, target: CrawlTarget): BoardReading;
+}
+
+/**
+ * The connector of a {@link DocumentBoard}: one conditional GET of the board's URL; a 304 is
+ * `not_modified`, any other answer is read into the `fetched` outcome with the answer's validators.
+ * @throws CrawlError (from `crawl`): fetch failures by kind; what `read` throws.
+ */
+export function documentBoardConnector(board: DocumentBoard): Connector {
+  return {
+    id: board.id,
+    boardUrl: board.boardUrl,
+    async crawl(target, fetcher) {
+      const answer = await fetchBoard(fetcher, board.boardUrl(target), target, board.headers);
+      if (answer.kind === 'not_modified') return answer;
+      const { gone, ...result } = board.read(answer.body, target);
+      return compact({ ...fetched(result, answer), gone: gone !== undefined && gone.length > 0 ? gone : undefined });
+    },
+  };
+}
+
 /** A source whose board is one JSON document: what {@link jsonBoardConnector} needs to crawl it. */
 export interface JsonBoard {
   /** The connector's id (its descriptor's). */
@@ -298,17 +339,11 @@ export interface JsonBoard {
  */
 export function jsonBoardConnector(board: JsonBoard, baseUrl: string): Connector {
   const base = trimBase(baseUrl);
-  const boardUrl = (target: CrawlTarget): string => board.url(base, target);
-  return {
+  return documentBoardConnector({
     id: board.id,
-    boardUrl,
-    async crawl(target, fetcher) {
-      const answer = await fetchBoard(fetcher, boardUrl(target), target);
-      if (answer.kind === 'not_modified') return answer;
-      const items = boardList(answer.body, target, board.listKey, board.items);
-      return fetched(mapPostings(items, (item) => board.map(item, target), board.prefer), answer);
-    },
-  };
+    boardUrl: (target) => board.url(base, target),
+    read: (body, target) => mapPostings(boardList(body, target, board.listKey, board.items), (item) => board.map(item, target), board.prefer),
+  });
 }
 
 /**

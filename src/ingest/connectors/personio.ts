@@ -29,9 +29,8 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import type { SalaryPeriod } from '../../domain/vocabulary.ts';
 import type { SourceLocation, SourcePosting, SourceSalary } from '../../domain/posting.ts';
-import { CrawlError, defineConnector, type Connector, type CrawlOutcome, type CrawlTarget } from '../connector.ts';
-import type { Fetcher } from '../fetcher.ts';
-import { companyOf, compact, decimal, fetched, fillHostTemplate, identifiedItem, idString, isoInstant, isRecord, mapPostings, text, fetchBoard } from './common.ts';
+import { CrawlError, defineConnector, type Connector, type CrawlTarget } from '../connector.ts';
+import { companyOf, compact, decimal, documentBoardConnector, fillHostTemplate, identifiedItem, idString, isoInstant, isRecord, mapPostings, text } from './common.ts';
 
 /** Personio `salaryInformation.type` → stored salary period. */
 export const PERSONIO_PERIODS: Readonly<Record<string, SalaryPeriod>> = { yearly: 'annual', monthly: 'monthly', weekly: 'weekly', daily: 'daily', hourly: 'hourly' };
@@ -125,17 +124,16 @@ export function mapPersonioPosition(item: unknown, target: CrawlTarget, origin: 
  */
 export function createPersonioConnector(baseUrl: string): Connector {
   const boardUrl = (target: CrawlTarget): string => `${fillHostTemplate(baseUrl, 'company', target)}/xml`;
-  return {
+  return documentBoardConnector({
     id: 'personio',
     boardUrl,
-    /** @throws CrawlError: fetch failures by kind; `malformed` unless the answer is a `<workzag-jobs>` feed. */
-    async crawl(target: CrawlTarget, fetcher: Fetcher): Promise<CrawlOutcome> {
-      const answer = await fetchBoard(fetcher, boardUrl(target), target, { accept: 'application/xml, text/xml' });
-      if (answer.kind === 'not_modified') return answer;
+    headers: { accept: 'application/xml, text/xml' },
+    /** @throws CrawlError `malformed` unless the answer is a `<workzag-jobs>` feed. */
+    read(body, target) {
       const origin = fillHostTemplate('https://{company}.jobs.personio.de', 'company', target);
-      return fetched(mapPostings(personioPositions(answer.body, target), (p) => mapPersonioPosition(p, target, origin)), answer);
+      return mapPostings(personioPositions(body, target), (p) => mapPersonioPosition(p, target, origin));
     },
-  };
+  });
 }
 
 /** The Personio connector's descriptor (connectors/registry.ts). */

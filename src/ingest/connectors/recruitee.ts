@@ -29,9 +29,8 @@
  */
 import type { Remote, SalaryPeriod } from '../../domain/vocabulary.ts';
 import type { SourceLocation, SourcePosting, SourceSalary } from '../../domain/posting.ts';
-import { defineConnector, type Connector, type CrawlOutcome, type CrawlTarget } from '../connector.ts';
-import type { Fetcher } from '../fetcher.ts';
-import { boardList, companyOf, compact, decimal, fetchBoard, fillHostTemplate, identifiedItem, idString, isRecord, mapPostings, text, utcStamp } from './common.ts';
+import { defineConnector, type Connector, type CrawlTarget } from '../connector.ts';
+import { boardList, companyOf, compact, decimal, documentBoardConnector, fillHostTemplate, identifiedItem, idString, isRecord, mapPostings, text, utcStamp } from './common.ts';
 
 /** Recruitee `salary.period` → stored salary period. */
 export const RECRUITEE_PERIODS: Readonly<Record<string, SalaryPeriod>> = { year: 'annual', month: 'monthly', week: 'weekly', day: 'daily', hour: 'hourly' };
@@ -94,14 +93,12 @@ export function mapRecruiteeOffer(item: unknown, target: CrawlTarget): SourcePos
  */
 export function createRecruiteeConnector(baseUrl: string): Connector {
   const boardUrl = (target: CrawlTarget): string => `${fillHostTemplate(baseUrl, 'company', target)}/api/offers/`;
-  return {
+  return documentBoardConnector({
     id: 'recruitee',
     boardUrl,
-    /** @throws CrawlError: fetch failures by kind; `malformed` unless the answer is `{"offers": [...]}`. */
-    async crawl(target: CrawlTarget, fetcher: Fetcher): Promise<CrawlOutcome> {
-      const answer = await fetchBoard(fetcher, boardUrl(target), target);
-      if (answer.kind === 'not_modified') return answer;
-      const offers = boardList(answer.body, target, 'offers', 'offers');
+    /** @throws CrawlError `malformed` unless the answer is `{"offers": [...]}`. */
+    read(body, target) {
+      const offers = boardList(body, target, 'offers', 'offers');
       const gone: string[] = [];
       const published = offers.filter((o) => {
         const status = isRecord(o) ? text(o['status']) : undefined;
@@ -110,10 +107,9 @@ export function createRecruiteeConnector(baseUrl: string): Connector {
         if (id !== undefined) gone.push(id);
         return false;
       });
-      const result = mapPostings(published, (offer) => mapRecruiteeOffer(offer, target));
-      return compact({ kind: 'fetched' as const, ...result, etag: answer.etag, lastModified: answer.lastModified, gone: gone.length > 0 ? gone : undefined });
+      return { ...mapPostings(published, (offer) => mapRecruiteeOffer(offer, target)), gone };
     },
-  };
+  });
 }
 
 /** The Recruitee connector's descriptor (connectors/registry.ts). */

@@ -27,9 +27,8 @@
  * `not_seen` after the usual number of good crawls. Validators are sent back when the answer had them.
  */
 import type { SourceLocation, SourcePosting } from '../../domain/posting.ts';
-import { defineConnector, type Connector, type CrawlOutcome, type CrawlTarget } from '../connector.ts';
-import type { Fetcher } from '../fetcher.ts';
-import { companyOf, compact, fetchBoard, fetched, identifiedItem, isRecord, mapPostings, parseJson, text, trimBase } from './common.ts';
+import { defineConnector, type Connector, type CrawlTarget } from '../connector.ts';
+import { companyOf, compact, documentBoardConnector, identifiedItem, isRecord, mapPostings, parseJson, text, trimBase } from './common.ts';
 import { CrawlError } from '../connector.ts';
 
 /** A calendar date (YYYY-MM-DD) as that day's first instant in UTC; undefined for anything else. */
@@ -82,19 +81,17 @@ export function mapWorkableJob(item: unknown, target: CrawlTarget, accountName?:
 export function createWorkableConnector(baseUrl: string): Connector {
   const base = trimBase(baseUrl);
   const boardUrl = (target: CrawlTarget): string => `${base}/api/v1/widget/accounts/${encodeURIComponent(target.board)}?details=true`;
-  return {
+  return documentBoardConnector({
     id: 'workable',
     boardUrl,
-    /** @throws CrawlError: fetch failures by kind; `malformed` unless the answer is `{"jobs": [...]}`. */
-    async crawl(target: CrawlTarget, fetcher: Fetcher): Promise<CrawlOutcome> {
-      const answer = await fetchBoard(fetcher, boardUrl(target), target);
-      if (answer.kind === 'not_modified') return answer;
-      const payload = parseJson(answer.body, target);
+    /** @throws CrawlError `malformed` unless the answer is `{"jobs": [...]}`. */
+    read(body, target) {
+      const payload = parseJson(body, target);
       if (!isRecord(payload) || !Array.isArray(payload['jobs'])) throw new CrawlError('malformed', `${target.id}: expected an object with a "jobs" array`);
       const name = text(payload['name']);
-      return fetched(mapPostings(payload['jobs'], (job) => mapWorkableJob(job, target, name)), answer);
+      return mapPostings(payload['jobs'], (job) => mapWorkableJob(job, target, name));
     },
-  };
+  });
 }
 
 /** The Workable connector's descriptor (connectors/registry.ts). */

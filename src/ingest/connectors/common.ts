@@ -372,6 +372,20 @@ export function utcStamp(value: unknown): string | undefined {
   return m ? isoInstant(`${m[1]}T${m[2]}Z`) : isoInstant(s);
 }
 
+/**
+ * The structured salary of an object stating `min` and `max` (JSON numbers or decimal strings), its
+ * currency under `keys.currency` (upper-cased) and its period under `keys.period`, mapped by `periods`
+ * case-insensitively (an unknown period is null); undefined when it is not an object or states no amount.
+ */
+export function decimalSalary(value: unknown, keys: { currency: string; period: string }, periods: Readonly<Record<string, SalaryPeriod>>): SourceSalary | undefined {
+  if (!isRecord(value)) return undefined;
+  const min = decimal(value['min']);
+  const max = decimal(value['max']);
+  if (min === undefined && max === undefined) return undefined;
+  const period = text(value[keys.period])?.trim().toLowerCase();
+  return compact<SourceSalary>({ min, max, currency: text(value[keys.currency])?.trim().toUpperCase(), period: (period !== undefined ? periods[period] : undefined) ?? null });
+}
+
 /** A number given as a JSON number or a decimal string (`"95.00"`); undefined otherwise. */
 export function decimal(value: unknown): number | undefined {
   if (typeof value === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(value)) return Number(value);

@@ -30,7 +30,7 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import type { SalaryPeriod } from '../../domain/vocabulary.ts';
 import type { SourceLocation, SourcePosting, SourceSalary } from '../../domain/posting.ts';
 import { CrawlError, defineConnector, type Connector, type CrawlTarget } from '../connector.ts';
-import { companyOf, compact, decimal, documentBoardConnector, fillHostTemplate, identifiedItem, idString, isoInstant, isRecord, mapPostings, text } from './common.ts';
+import { compact, companyOf, decimalSalary, documentBoardConnector, fillHostTemplate, identifiedItem, idString, isoInstant, isRecord, mapPostings, text } from './common.ts';
 
 /** Personio `salaryInformation.type` → stored salary period. */
 export const PERSONIO_PERIODS: Readonly<Record<string, SalaryPeriod>> = { yearly: 'annual', monthly: 'monthly', weekly: 'weekly', daily: 'daily', hourly: 'hourly' };
@@ -66,12 +66,7 @@ export function personioPositions(body: Buffer, target: CrawlTarget): unknown[] 
 
 /** The structured salary of `salaryInformation`, or undefined when it states no amount. */
 export function personioSalary(info: unknown): SourceSalary | undefined {
-  if (!isRecord(info)) return undefined;
-  const min = decimal(info['min']);
-  const max = decimal(info['max']);
-  if (min === undefined && max === undefined) return undefined;
-  const type = text(info['type'])?.trim().toLowerCase();
-  return compact<SourceSalary>({ min, max, currency: text(info['currencyCode'])?.trim().toUpperCase(), period: (type !== undefined ? PERSONIO_PERIODS[type] : undefined) ?? null });
+  return decimalSalary(info, { currency: 'currencyCode', period: 'type' }, PERSONIO_PERIODS);
 }
 
 function escapeText(s: string): string {

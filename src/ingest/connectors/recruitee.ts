@@ -30,19 +30,14 @@
 import type { Remote, SalaryPeriod } from '../../domain/vocabulary.ts';
 import type { SourceLocation, SourcePosting, SourceSalary } from '../../domain/posting.ts';
 import { defineConnector, type Connector, type CrawlTarget } from '../connector.ts';
-import { boardList, companyOf, compact, decimal, documentBoardConnector, fillHostTemplate, identifiedItem, idString, isRecord, mapPostings, text, utcStamp } from './common.ts';
+import { boardList, compact, companyOf, decimalSalary, documentBoardConnector, fillHostTemplate, identifiedItem, idString, isRecord, mapPostings, text, utcStamp } from './common.ts';
 
 /** Recruitee `salary.period` → stored salary period. */
 export const RECRUITEE_PERIODS: Readonly<Record<string, SalaryPeriod>> = { year: 'annual', month: 'monthly', week: 'weekly', day: 'daily', hour: 'hourly' };
 
 /** The structured salary of a Recruitee offer, or undefined when it states no amount. */
 export function recruiteeSalary(salary: unknown): SourceSalary | undefined {
-  if (!isRecord(salary)) return undefined;
-  const min = decimal(salary['min']);
-  const max = decimal(salary['max']);
-  if (min === undefined && max === undefined) return undefined;
-  const period = text(salary['period'])?.trim().toLowerCase();
-  return compact<SourceSalary>({ min, max, currency: text(salary['currency'])?.trim().toUpperCase(), period: (period !== undefined ? RECRUITEE_PERIODS[period] : undefined) ?? null });
+  return decimalSalary(salary, { currency: 'currency', period: 'period' }, RECRUITEE_PERIODS);
 }
 
 function remoteOf(offer: Record<string, unknown>): Remote | undefined {

@@ -63,6 +63,14 @@ export interface Connector {
 }
 
 /**
+ * The environment variable of connector `id`'s base URL: `JOBLEDGER_<ID>_BASE_URL`, the id upper-cased
+ * (`usajobs_api` -> `JOBLEDGER_USAJOBS_API_BASE_URL`); one convention instead of a name per descriptor.
+ */
+export function baseUrlEnv(id: string): string {
+  return `JOBLEDGER_${id.toUpperCase()}_BASE_URL`;
+}
+
+/**
  * Everything the rest of the service needs to know about one connector, exported as `descriptor` by
  * its module `connectors/<id>.ts`; `connectors/registry.ts` derives the id list, the base-URL settings,
  * the `providers` rows, the quality gate's apply hosts, the replay server's routes and the README list
@@ -83,10 +91,11 @@ export interface ConnectorDescriptor<Id extends string = string> {
     discoveryOnly: boolean;
   };
   /**
-   * The upstream API's base URL: its environment variable, production default and meaning. Absent for
-   * a connector whose targets carry their own absolute URL (career_site: the board is the careers page).
+   * The upstream API's base URL: its production default and meaning (its environment variable is
+   * {@link baseUrlEnv} of the id). Absent for a connector whose targets carry their own absolute URL
+   * (career_site: the board is the careers page).
    */
-  baseUrl?: { env: string; default: string; description: string };
+  baseUrl?: { default: string; description: string };
   /**
    * Hosts that are the employer's own channel for an apply link of this provider (quality gate):
    * `ats` hosts name the board in the first path segment (jobs.lever.co/{site}/...); `agency` hosts

@@ -51,6 +51,7 @@ import {
   submissionsToRemind,
   updateSubmissionContent,
   type SubmissionContent,
+  type SubmissionView,
 } from '../store/submissions.ts';
 import { applyHosts } from './connectors/registry.ts';
 import { currentFxRates } from './fx-refresh.ts';
@@ -83,20 +84,6 @@ export interface ParsedSubmission {
   content: SubmissionContent;
   email: string;
   companyDomain: string;
-}
-
-/** What the manage page shows of a submission. */
-export interface SubmissionView {
-  id: string;
-  status: SubmissionRow['status'];
-  email: string;
-  companyDomain: string;
-  content: SubmissionContent;
-  /** The served row's id, once published. */
-  jobId: string | null;
-  /** Last confirmation, and when the vacancy lapses without another one (open submissions only). */
-  confirmedAt: Date | null;
-  lapsesAt: Date | null;
 }
 
 /** What publishing (or re-publishing) a submission did to its ledger row. */

@@ -4,13 +4,12 @@
  * first need the session cookie (an API key is never read here), and touch only the session's
  * account's keys. A browser's form post gets a page, an API caller JSON (docs/website.md).
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { createFreeKey, keyName, renameAccountKey, revokeAccountKey, rotateAccountKey } from '../accounts/account-keys.ts';
-import { normalizeEmail } from '../accounts/email-address.ts';
 import { completeSignIn, issueSignInToken } from '../accounts/sign-in.ts';
 import { ApiError } from '../domain/errors.ts';
 import { signInMail } from '../mail/messages.ts';
-import { fields, FORM_BODY_LIMIT, fromBrowserForm, renderPage, sessionAccount, type SiteContext } from './context.ts';
+import { emailField, fields, FORM_BODY_LIMIT, fromBrowserForm, guardedForm, linkSent, renderPage, sessionAccount, type SiteContext } from './context.ts';
 import { accountPageData } from './pages.ts';
 
 /** The one answer to every accepted sign-in request, whether or not the address has an account. */
@@ -40,18 +39,13 @@ export function authRoutes(ctx: SiteContext) {
     };
 
     app.post('/public/auth/request', form, async (request, reply) => {
-      const body = fields(request);
-      await ctx.human.check(body.altcha);
-      const email = normalizeEmail(body.email);
-      if (!email) throw new ApiError('bad_email', '"email" must be an e-mail address such as you@example.com.');
-      await ctx.formLimits.take(request.ip, email);
+      const { email } = await guardedForm(ctx, request, emailField);
       const token = await issueSignInToken(ctx.db, email, ctx.linkTtlSeconds);
       const link = `${ctx.siteUrl}/signin/verify?token=${token}`;
       await sendMail(ctx, { to: email, ...signInMail(link, ctx.linkTtlSeconds) });
       // No mail server (the embedded default): the person at the console signs in with the logged link.
       if (ctx.logLinks) ctx.log.info({ to: email, link }, 'sign-in link (no JOBLEDGER_SMTP_URL: the e-mail is in the outbox)');
-      if (fromBrowserForm(request)) return renderPage(request, reply, 'check-email', { title: 'Check your e-mail', email, purpose: 'a sign-in link' });
-      return reply.code(202).send({ status: 'sent', message: SIGN_IN_SENT });
+      return linkSent(request, reply, { email, purpose: 'a sign-in link', message: SIGN_IN_SENT });
     });
 
     app.post('/public/auth/verify', form, async (request, reply) => {
@@ -71,53 +65,49 @@ export function authRoutes(ctx: SiteContext) {
       return reply.send({ status: 'signed_out' });
     });
 
-    /** The account page (browser) or JSON, after a key change. */
-    async function answer(request: FastifyRequest, reply: FastifyReply, accountId: string, json: Record<string, unknown>, page: Record<string, unknown>, status = 200) {
-      if (fromBrowserForm(request)) return renderPage(request, reply, 'account', { ...(await accountPageData(ctx, accountId)), ...page });
-      return reply.code(status).send(json);
-    }
+    /**
+     * A key-management form at `url`: the session's account, the change `act` makes to its keys, then the
+     * account page with `page` (browser form) or `json` with `status` (default 200).
+     */
+    const keyAction = (
+      url: string,
+      act: (accountId: string, request: FastifyRequest<{ Params: { id: string } }>) => Promise<{ json: Record<string, unknown>; page: Record<string, unknown>; status?: number }>,
+    ) =>
+      app.post<{ Params: { id: string } }>(url, sessionForm, async (request, reply) => {
+        const accountId = sessionAccount(request);
+        const { json, page, status = 200 } = await act(accountId, request);
+        if (fromBrowserForm(request)) return renderPage(request, reply, 'account', { ...(await accountPageData(ctx, accountId)), ...page });
+        return reply.code(status).send(json);
+      });
 
-    app.post('/public/auth/keys', sessionForm, async (request, reply) => {
-      const accountId = sessionAccount(request);
+    keyAction('/public/auth/keys', async (accountId, request) => {
       const created = await createFreeKey(ctx.db, accountId, keyName(fields(request).name));
-      return answer(
-        request,
-        reply,
-        accountId,
-        { id: created.id, key_prefix: created.keyPrefix, plan: created.planId, secret: created.secret },
-        { secret: created.secret, secretPrefix: created.keyPrefix, notice: `Key ${created.keyPrefix} created.` },
-        201,
-      );
+      return {
+        status: 201,
+        json: { id: created.id, key_prefix: created.keyPrefix, plan: created.planId, secret: created.secret },
+        page: { secret: created.secret, secretPrefix: created.keyPrefix, notice: `Key ${created.keyPrefix} created.` },
+      };
     });
 
-    app.post<{ Params: { id: string } }>('/public/auth/keys/:id/rotate', sessionForm, async (request, reply) => {
-      const accountId = sessionAccount(request);
+    keyAction('/public/auth/keys/:id/rotate', async (accountId, request) => {
       const rotated = await rotateAccountKey(ctx.db, accountId, request.params.id);
-      return answer(
-        request,
-        reply,
-        accountId,
-        { id: rotated.id, key_prefix: rotated.keyPrefix, secret: rotated.secret },
-        { secret: rotated.secret, secretPrefix: rotated.keyPrefix, notice: `Key ${rotated.keyPrefix} rotated: the old secret no longer works.` },
-      );
+      return {
+        json: { id: rotated.id, key_prefix: rotated.keyPrefix, secret: rotated.secret },
+        page: { secret: rotated.secret, secretPrefix: rotated.keyPrefix, notice: `Key ${rotated.keyPrefix} rotated: the old secret no longer works.` },
+      };
     });
 
-    app.post<{ Params: { id: string } }>('/public/auth/keys/:id/revoke', sessionForm, async (request, reply) => {
-      const accountId = sessionAccount(request);
+    keyAction('/public/auth/keys/:id/revoke', async (accountId, request) => {
       const revoked = await revokeAccountKey(ctx.db, accountId, request.params.id);
-      return answer(
-        request,
-        reply,
-        accountId,
-        { id: request.params.id, key_prefix: revoked.keyPrefix, status: 'revoked', revoked_at: revoked.revokedAt.toISOString() },
-        { notice: `Key ${revoked.keyPrefix} revoked. It stops working at once and for good.` },
-      );
+      return {
+        json: { id: request.params.id, key_prefix: revoked.keyPrefix, status: 'revoked', revoked_at: revoked.revokedAt.toISOString() },
+        page: { notice: `Key ${revoked.keyPrefix} revoked. It stops working at once and for good.` },
+      };
     });
 
-    app.post<{ Params: { id: string } }>('/public/auth/keys/:id/name', sessionForm, async (request, reply) => {
-      const accountId = sessionAccount(request);
+    keyAction('/public/auth/keys/:id/name', async (accountId, request) => {
       const renamed = await renameAccountKey(ctx.db, accountId, request.params.id, fields(request).name);
-      return answer(request, reply, accountId, { id: request.params.id, key_prefix: renamed.keyPrefix, name: renamed.name }, { notice: `Key ${renamed.keyPrefix} renamed.` });
+      return { json: { id: request.params.id, key_prefix: renamed.keyPrefix, name: renamed.name }, page: { notice: `Key ${renamed.keyPrefix} renamed.` } };
     });
   };
 }

@@ -5,27 +5,21 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { contactMailed, contactMessage, storeContactMessage } from '../accounts/contact.ts';
-import { normalizeEmail } from '../accounts/email-address.ts';
 import { confirmOptout, issueOptoutToken, optoutTarget } from '../accounts/optout-requests.ts';
 import { confirmSubscriptionToken, requestSubscription, unsubscribe, unsubscribeToken } from '../accounts/subscriptions.ts';
-import { ApiError } from '../domain/errors.ts';
 import { contactMail, optoutMail, subscribeMail } from '../mail/messages.ts';
 import { sendMail } from './auth-routes.ts';
-import { fields, FORM_BODY_LIMIT, fromBrowserForm, renderPage, type SiteContext } from './context.ts';
+import { emailField, fields, FORM_BODY_LIMIT, fromBrowserForm, guardedForm, linkSent, renderPage, type SiteContext } from './context.ts';
 
 export function formRoutes(ctx: SiteContext) {
   return async (app: FastifyInstance) => {
     const form = { bodyLimit: FORM_BODY_LIMIT, preHandler: app.csrfProtection };
 
     app.post('/public/optout/request', form, async (request, reply) => {
-      const body = fields(request);
-      await ctx.human.check(body.altcha);
-      const target = optoutTarget(body.domain, body.email);
-      await ctx.formLimits.take(request.ip, target.email);
+      const target = await guardedForm(ctx, request, (body) => optoutTarget(body.domain, body.email));
       const token = await issueOptoutToken(ctx.db, target, ctx.linkTtlSeconds);
       await sendMail(ctx, { to: target.email, ...optoutMail(`${ctx.siteUrl}/optout/verify?token=${token}`, target.domain, ctx.linkTtlSeconds) });
-      if (fromBrowserForm(request)) return renderPage(request, reply, 'check-email', { title: 'Check your e-mail', email: target.email, purpose: `the link that confirms the opt-out of ${target.domain}` });
-      return reply.code(202).send({ status: 'sent', message: `A confirmation link was sent to ${target.email}.` });
+      return linkSent(request, reply, { email: target.email, purpose: `the link that confirms the opt-out of ${target.domain}`, message: `A confirmation link was sent to ${target.email}.` });
     });
 
     app.post('/public/optout/verify', form, async (request, reply) => {
@@ -36,16 +30,11 @@ export function formRoutes(ctx: SiteContext) {
     });
 
     app.post('/public/subscribe', form, async (request, reply) => {
-      const body = fields(request);
-      await ctx.human.check(body.altcha);
-      const email = normalizeEmail(body.email);
-      if (!email) throw new ApiError('bad_email', '"email" must be an e-mail address such as you@example.com.');
-      await ctx.formLimits.take(request.ip, email);
+      const { email } = await guardedForm(ctx, request, emailField);
       const token = await requestSubscription(ctx.db, email, ctx.linkTtlSeconds);
       const unsubscribeLink = `${ctx.siteUrl}/unsubscribe?token=${unsubscribeToken(ctx.secret, email)}`;
       await sendMail(ctx, { to: email, ...subscribeMail(`${ctx.siteUrl}/subscribe/confirm?token=${token}`, unsubscribeLink, ctx.linkTtlSeconds), headers: { 'List-Unsubscribe': `<${unsubscribeLink}>` } });
-      if (fromBrowserForm(request)) return renderPage(request, reply, 'check-email', { title: 'Check your e-mail', email, purpose: 'the link that confirms your subscription' });
-      return reply.code(202).send({ status: 'sent', message: 'If this address can receive e-mail, a confirmation link is on its way.' });
+      return linkSent(request, reply, { email, purpose: 'the link that confirms your subscription', message: 'If this address can receive e-mail, a confirmation link is on its way.' });
     });
 
     app.post('/public/subscribe/confirm', form, async (request, reply) => {
@@ -61,10 +50,7 @@ export function formRoutes(ctx: SiteContext) {
     });
 
     app.post('/public/contact', form, async (request, reply) => {
-      const body = fields(request);
-      await ctx.human.check(body.altcha);
-      const message = contactMessage(body);
-      await ctx.formLimits.take(request.ip, message.email);
+      const message = await guardedForm(ctx, request, contactMessage);
       const id = await storeContactMessage(ctx.db, message);
       if (ctx.operatorEmail) {
         try {

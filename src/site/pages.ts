@@ -4,17 +4,11 @@
  * Landing pages never act on a GET: they show a button that posts the token, so a mail scanner that
  * opens links spends nothing.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { listAccountKeys } from '../accounts/account-keys.ts';
 import { findAccount } from '../store/accounts.ts';
 import { listPurchasablePlans } from '../store/plans.ts';
-import { renderPage, type SiteContext } from './context.ts';
-
-/** A token from the query string (first occurrence), or ''. */
-function queryToken(request: FastifyRequest): string {
-  const token = (request.query as Record<string, unknown> | undefined)?.token;
-  return typeof token === 'string' && token.length <= 600 ? token : '';
-}
+import { confirmLinkPage, renderPage, type SiteContext } from './context.ts';
 
 /** Euros from cents, e.g. 8000 → "80". */
 function euros(cents: number): string {
@@ -62,13 +56,12 @@ export function pageRoutes(ctx: SiteContext) {
       return renderPage(request, reply, 'signin', { title: 'Sign in' });
     });
 
-    app.get('/signin/verify', async (request, reply) => renderPage(request, reply, 'confirm-link', {
+    app.get('/signin/verify', confirmLinkPage({
       title: 'Sign in',
       heading: 'Sign in to jobledger',
       text: 'Press the button to sign in. The link works once.',
       action: '/public/auth/verify',
       button: 'Sign in',
-      token: queryToken(request),
     }));
 
     app.get('/account', async (request, reply) => {
@@ -104,33 +97,27 @@ export function pageRoutes(ctx: SiteContext) {
 
     app.get('/optout', async (request, reply) => renderPage(request, reply, 'optout', { title: 'Opt out an employer' }));
 
-    app.get('/optout/verify', async (request, reply) => renderPage(request, reply, 'confirm-link', {
-      title: 'Confirm the opt-out',
+    app.get('/optout/verify', confirmLinkPage({
       heading: 'Confirm the opt-out',
       text: 'Press the button to stop jobledger from publishing this employer\'s postings. They are withdrawn at once.',
       action: '/public/optout/verify',
       button: 'Confirm the opt-out',
-      token: queryToken(request),
     }));
 
     app.get('/contact', async (request, reply) => renderPage(request, reply, 'contact', { title: 'Contact' }));
 
-    app.get('/subscribe/confirm', async (request, reply) => renderPage(request, reply, 'confirm-link', {
-      title: 'Confirm your subscription',
+    app.get('/subscribe/confirm', confirmLinkPage({
       heading: 'Confirm your subscription',
       text: 'Press the button to receive e-mails about changes to jobledger.',
       action: '/public/subscribe/confirm',
       button: 'Confirm',
-      token: queryToken(request),
     }));
 
-    app.get('/unsubscribe', async (request, reply) => renderPage(request, reply, 'confirm-link', {
-      title: 'Unsubscribe',
+    app.get('/unsubscribe', confirmLinkPage({
       heading: 'Unsubscribe',
       text: 'Press the button to stop e-mails about changes to jobledger. No sign-in is needed.',
       action: '/public/unsubscribe',
       button: 'Unsubscribe',
-      token: queryToken(request),
     }));
 
     app.get('/site/altcha-challenge', async (_request, reply) => reply.header('Cache-Control', 'no-store').send(await ctx.human.challenge()));

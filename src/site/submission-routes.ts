@@ -12,8 +12,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../domain/errors.ts';
 import { EMPLOYMENT_TYPES, REMOTE_VALUES } from '../domain/vocabulary.ts';
-import type { SubmissionContent } from '../store/submissions.ts';
-import { fields, fromBrowserForm, renderPage, type SiteContext } from './context.ts';
+import type { SubmissionContent, SubmissionView } from '../store/submissions.ts';
+import { confirmLinkPage, fields, fromBrowserForm, guardedForm, linkSent, queryToken, renderPage, type SiteContext } from './context.ts';
 
 /** Largest submission body, bytes: a 20,000-character description, URL-encoded, fits. */
 export const SUBMISSION_BODY_LIMIT = 96 * 1024;
@@ -32,36 +32,18 @@ export interface SubmissionOutcome {
   verdict: { verdict: string; ruleId?: string };
 }
 
-/** What the manage page shows. */
-export interface SubmissionPageView {
-  id: string;
-  status: string;
-  email: string;
-  companyDomain: string;
-  content: SubmissionContent;
-  jobId: string | null;
-  confirmedAt: Date | null;
-  lapsesAt: Date | null;
-}
-
 /** The port the website needs (implemented by ingest/submissions.ts `SubmissionDesk`). Errors are ApiErrors. */
 export interface SubmissionService {
   parse(body: Record<string, unknown>): CheckedSubmission;
   submit(parsed: CheckedSubmission): Promise<void>;
   verify(token: unknown): Promise<SubmissionOutcome>;
-  view(token: unknown): Promise<SubmissionPageView | undefined>;
+  view(token: unknown): Promise<SubmissionView | undefined>;
   update(token: unknown, body: Record<string, unknown>): Promise<SubmissionOutcome>;
   confirm(token: unknown): Promise<SubmissionOutcome>;
   close(token: unknown): Promise<{ submissionId: string; jobId: string | null }>;
 }
 
 const SALARY_PERIODS = ['annual', 'monthly', 'weekly', 'daily', 'hourly'];
-
-/** A token from the query string, or ''. */
-function queryToken(request: FastifyRequest): string {
-  const token = (request.query as Record<string, unknown> | undefined)?.token;
-  return typeof token === 'string' && token.length <= 600 ? token : '';
-}
 
 /** The form's values to show again (strings only, as typed). */
 function formValues(body: Record<string, unknown>): Record<string, string> {
@@ -124,30 +106,23 @@ export function submissionRoutes(ctx: SiteContext, desk: SubmissionService) {
     app.get('/submit', async (request, reply) => formPage(request, reply));
 
     app.post('/public/submissions', form, async (request, reply) => {
-      const body = fields(request);
       try {
-        await ctx.human.check(body.altcha);
-        const parsed = desk.parse(body);
-        await ctx.formLimits.take(request.ip, parsed.email);
+        const parsed = await guardedForm(ctx, request, (body) => desk.parse(body));
         await desk.submit(parsed);
-        if (fromBrowserForm(request)) {
-          return renderPage(request, reply, 'check-email', { title: 'Check your e-mail', email: parsed.email, purpose: 'the link that publishes your vacancy' }, 202);
-        }
-        return reply.code(202).send({ status: 'sent', message: `A verification link was sent to ${parsed.email}. The vacancy is published once it is used.` });
+        const message = `A verification link was sent to ${parsed.email}. The vacancy is published once it is used.`;
+        return linkSent(request, reply, { email: parsed.email, purpose: 'the link that publishes your vacancy', message }, 202);
       } catch (error) {
         // A browser gets its form back with what it typed and the message, not a dead-end page.
-        if (fromBrowserForm(request) && error instanceof ApiError && error.status === 422) return formPage(request, reply, formValues(body), error);
+        if (fromBrowserForm(request) && error instanceof ApiError && error.status === 422) return formPage(request, reply, formValues(fields(request)), error);
         throw error;
       }
     });
 
-    app.get('/submit/verify', async (request, reply) => renderPage(request, reply, 'confirm-link', {
-      title: 'Publish your vacancy',
+    app.get('/submit/verify', confirmLinkPage({
       heading: 'Publish your vacancy',
       text: 'Press the button to publish the vacancy you submitted. The link works once.',
       action: '/public/submissions/verify',
       button: 'Publish the vacancy',
-      token: queryToken(request),
     }));
 
     app.post('/public/submissions/verify', form, async (request, reply) => {

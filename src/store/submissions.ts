@@ -6,19 +6,27 @@
 import type { Kysely } from 'kysely';
 import type { DB, SubmissionRow } from './schema.ts';
 
-/** The vacancy as the employer stated it (every column the submitter may set). */
-export interface SubmissionContent {
-  company_name: string;
-  title: string;
-  location: string;
-  employment_type: string;
-  remote: string | null;
-  description: string;
-  apply_url: string;
-  salary_min: number | null;
-  salary_max: number | null;
-  salary_currency: string | null;
-  salary_period: string | null;
+/** The vacancy as the employer stated it: every column of table `submissions` the submitter may set. */
+export type SubmissionContent = Pick<
+  SubmissionRow,
+  'company_name' | 'title' | 'location' | 'employment_type' | 'remote' | 'description' | 'apply_url' | 'salary_min' | 'salary_max' | 'salary_currency' | 'salary_period'
+>;
+
+/**
+ * What a submission's manage page shows: built by `ingest/submissions.ts` (`SubmissionDesk.view`), rendered
+ * by `site/submission-routes.ts`.
+ */
+export interface SubmissionView {
+  id: string;
+  status: SubmissionRow['status'];
+  email: string;
+  companyDomain: string;
+  content: SubmissionContent;
+  /** The served row's id, once published. */
+  jobId: string | null;
+  /** Last confirmation, and when the vacancy lapses without another one (open submissions only). */
+  confirmedAt: Date | null;
+  lapsesAt: Date | null;
 }
 
 /** Store a new submission waiting for its e-mailed verification. @returns its id. */

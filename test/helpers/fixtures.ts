@@ -10,7 +10,7 @@ import zlib from 'node:zlib';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { FetchConfig } from '../../src/config/config.ts';
 import type { SourcePosting } from '../../src/domain/posting.ts';
-import type { Connector, ConnectorId, CrawlTarget } from '../../src/ingest/connector.ts';
+import type { Connector, ConnectorId, CrawlOutcome, CrawlTarget } from '../../src/ingest/connector.ts';
 import type { BaseUrlConnectorId } from '../../src/ingest/connectors/registry.ts';
 import { createFetcher } from '../../src/ingest/fetcher.ts';
 import type { FetcherTuning, GuardedFetcher } from '../../src/ingest/fetcher.ts';
@@ -64,10 +64,15 @@ export function useConnectorReplay(id: BaseUrlConnectorId, create: (baseUrl: str
     connector: undefined as unknown as Connector,
     /** A target of this connector's provider on `board`. */
     target: (board: string, extra: Partial<CrawlTarget> = {}): CrawlTarget => ({ id: `${id}:${board}`, providerId: id, board, ...extra }),
-    /** Crawl `board`; the answer must be well formed and skip nothing. */
-    async postingsOf(board: string, extra: Partial<CrawlTarget> = {}): Promise<SourcePosting[]> {
+    /** Crawl `board` through the loopback fetcher; the outcome must be `fetched` (its validators, postings, gone ids). */
+    async fetched(board: string, extra: Partial<CrawlTarget> = {}): Promise<Extract<CrawlOutcome, { kind: 'fetched' }>> {
       const outcome = await replay.connector.crawl(replay.target(board, extra), replay.loop.fetcher);
       if (outcome.kind !== 'fetched') throw new Error(`expected fetched, got ${outcome.kind}`);
+      return outcome;
+    },
+    /** Crawl `board`; the answer must be well formed and skip nothing. */
+    async postingsOf(board: string, extra: Partial<CrawlTarget> = {}): Promise<SourcePosting[]> {
+      const outcome = await replay.fetched(board, extra);
       expect(outcome.skipped).toBe(0);
       return outcome.postings;
     },

@@ -19,7 +19,7 @@
  */
 import type { SourcePosting } from '../../domain/posting.ts';
 import { defineConnector, type Connector } from '../connector.ts';
-import { compact, finite, isoFromEpochMs, isRecord, jsonBoardConnector, text, textList } from './common.ts';
+import { compact, finite, identifiedItem, isoFromEpochMs, jsonBoardConnector, text, textList } from './common.ts';
 
 /** `&lt;p&gt;` → `<p>`: the feed's description is sometimes HTML escaped once more. */
 function unescapeOnce(html: string): string {
@@ -28,11 +28,10 @@ function unescapeOnce(html: string): string {
 }
 
 /** Map one Arbeitnow job; null when it has no slug or title. */
-export function mapArbeitnowJob(job: unknown): SourcePosting | null {
-  if (!isRecord(job)) return null;
-  const id = text(job['slug']);
-  const title = text(job['title']);
-  if (id === undefined || title === undefined) return null;
+export function mapArbeitnowJob(item: unknown): SourcePosting | null {
+  const identified = identifiedItem(item, (r) => text(r['slug']), (r) => text(r['title']));
+  if (!identified) return null;
+  const { record: job, id, title } = identified;
   const location = text(job['location']);
   const created = finite(job['created_at']);
   const types = textList(job['job_types']);
@@ -66,11 +65,7 @@ export function createArbeitnowConnector(baseUrl: string): Connector {
 export const descriptor = defineConnector({
   id: 'arbeitnow',
   provider: { label: 'Arbeitnow', providerClass: 'aggregator', sourceType: 'aggregator', redistributable: false, discoveryOnly: true },
-  baseUrl: {
-    env: 'JOBLEDGER_ARBEITNOW_BASE_URL',
-    default: 'https://www.arbeitnow.com',
-    description: 'Arbeitnow job-board API base URL (discovery only: its rows are never served).',
-  },
+  baseUrl: { default: 'https://www.arbeitnow.com', description: 'Arbeitnow job-board API base URL (discovery only: its rows are never served).' },
   applyHosts: {},
   replay: {
     pattern: /^\/api\/job-board-api\/?$/,

@@ -31,7 +31,7 @@
 import type { SalaryPeriod } from '../../domain/vocabulary.ts';
 import type { SourceLocation, SourcePosting, SourceSalary } from '../../domain/posting.ts';
 import { defineConnector, type Connector, type CrawlTarget } from '../connector.ts';
-import { companyOf, compact, isoInstant, isRecord, jsonBoardConnector, salaryOf, text } from './common.ts';
+import { companyOf, compact, identifiedItem, isoInstant, isRecord, jsonBoardConnector, salaryOf, text } from './common.ts';
 
 /** Ashby `interval` → stored salary period (null: the interval has no yearly equivalent). */
 export const ASHBY_INTERVALS: Readonly<Record<string, SalaryPeriod>> = {
@@ -64,11 +64,10 @@ export function ashbySalary(compensation: unknown): SourceSalary | undefined {
 }
 
 /** Map one Ashby job; null when it has no id or title, undefined when it is unlisted. */
-export function mapAshbyJob(job: unknown, target: CrawlTarget): SourcePosting | null | undefined {
-  if (!isRecord(job)) return null;
-  const id = text(job['id']);
-  const title = text(job['title']);
-  if (id === undefined || title === undefined) return null;
+export function mapAshbyJob(item: unknown, target: CrawlTarget): SourcePosting | null | undefined {
+  const identified = identifiedItem(item, (r) => text(r['id']), (r) => text(r['title']));
+  if (!identified) return null;
+  const { record: job, id, title } = identified;
   if (job['isListed'] === false) return undefined;
 
   const locations: SourceLocation[] = [];
@@ -116,11 +115,7 @@ export function createAshbyConnector(baseUrl: string): Connector {
 export const descriptor = defineConnector({
   id: 'ashby',
   provider: { label: 'Ashby', providerClass: 'employer_ats', sourceType: 'ats', redistributable: true, discoveryOnly: false },
-  baseUrl: {
-    env: 'JOBLEDGER_ASHBY_BASE_URL',
-    default: 'https://api.ashbyhq.com',
-    description: 'Ashby posting API base URL.',
-  },
+  baseUrl: { default: 'https://api.ashbyhq.com', description: 'Ashby posting API base URL.' },
   applyHosts: { ats: ['jobs.ashbyhq.com'] },
   replay: {
     pattern: /^\/posting-api\/job-board\/([^/]+)\/?$/,

@@ -192,11 +192,7 @@ export function createBundesagenturConnector(baseUrl: string): Connector {
 export const descriptor = defineConnector({
   id: 'bundesagentur',
   provider: { label: 'Bundesagentur für Arbeit Jobsuche (Germany)', providerClass: 'government', sourceType: 'public_agency', redistributable: true, discoveryOnly: false },
-  baseUrl: {
-    env: 'JOBLEDGER_BUNDESAGENTUR_BASE_URL',
-    default: 'https://rest.arbeitsagentur.de/jobboerse/jobsuche-service',
-    description: 'Bundesagentur für Arbeit Jobsuche API root (search under /pc/v4/jobs).',
-  },
+  baseUrl: { default: 'https://rest.arbeitsagentur.de/jobboerse/jobsuche-service', description: 'Bundesagentur für Arbeit Jobsuche API root (search under /pc/v4/jobs).' },
   applyHosts: { agency: ['arbeitsagentur.de'] },
   create: (baseUrl) => createBundesagenturConnector(baseUrl!),
 });

@@ -1,7 +1,7 @@
 /**
  * What every connector does the same way: the conditional board fetch, the mapping of fetch failures
  * to {@link CrawlError}, JSON parsing that refuses anything that is not JSON, the whole crawl of a
- * board that is one JSON document ({@link jsonBoardConnector}), and small readers that
+ * board that is one document ({@link documentBoardConnector}; JSON: {@link jsonBoardConnector}), and small readers that
  * turn a payload's loosely typed values into `SourcePosting` fields without guessing (absent, null,
  * blank or wrongly typed values become `undefined`).
  */
@@ -120,6 +120,29 @@ export function text(value: unknown): string | undefined {
 /** The non-blank strings of an array, in order; anything that is not an array gives none. */
 export function textList(value: unknown): string[] {
   return Array.isArray(value) ? value.map(text).filter((t): t is string => t !== undefined) : [];
+}
+
+/** A source item that has what every posting needs: the item as a record, its source id and its title. */
+export interface IdentifiedItem {
+  record: Record<string, unknown>;
+  id: string;
+  title: string;
+}
+
+/**
+ * The record, source id and title of one source item, read by `idOf` and `titleOf`; null when the item
+ * is not an object or either is missing, the one rule every mapper shares (a posting needs an id and a
+ * title; {@link mapPostings} counts a null as skipped).
+ */
+export function identifiedItem(
+  item: unknown,
+  idOf: (record: Record<string, unknown>) => string | undefined,
+  titleOf: (record: Record<string, unknown>) => string | undefined,
+): IdentifiedItem | null {
+  if (!isRecord(item)) return null;
+  const id = idOf(item);
+  const title = titleOf(item);
+  return id === undefined || title === undefined ? null : { record: item, id, title };
 }
 
 /** A finite number; anything else (null, strings, NaN) is undefined. */
@@ -252,6 +275,47 @@ export function trimBase(baseUrl: string): string {
   return baseUrl.replace(/\/+$/, '');
 }
 
+/** What one answer of a {@link DocumentBoard} holds: its postings, the items it skipped, and ids it says are gone. */
+export interface BoardReading {
+  postings: SourcePosting[];
+  skipped: number;
+  /** Source ids the answer proves closed (a status other than published); omitted or empty: none. */
+  gone?: string[];
+}
+
+/** A source whose board is one document fetched with one conditional GET: what {@link documentBoardConnector} needs. */
+export interface DocumentBoard {
+  /** The connector's id (its descriptor's). */
+  id: string;
+  /** The board's URL for `target`. */
+  boardUrl(target: CrawlTarget): string;
+  /** Request headers besides the validators (an XML feed's `accept`). */
+  headers?: Record<string, string>;
+  /**
+   * The postings of one answer's body.
+   * @throws CrawlError `malformed` when the body is not the board's document.
+   */
+  read(body: Buffer, target: CrawlTarget): BoardReading;
+}
+
+/**
+ * The connector of a {@link DocumentBoard}: one conditional GET of the board's URL; a 304 is
+ * `not_modified`, any other answer is read into the `fetched` outcome with the answer's validators.
+ * @throws CrawlError (from `crawl`): fetch failures by kind; what `read` throws.
+ */
+export function documentBoardConnector(board: DocumentBoard): Connector {
+  return {
+    id: board.id,
+    boardUrl: board.boardUrl,
+    async crawl(target, fetcher) {
+      const answer = await fetchBoard(fetcher, board.boardUrl(target), target, board.headers);
+      if (answer.kind === 'not_modified') return answer;
+      const { gone, ...result } = board.read(answer.body, target);
+      return compact({ ...fetched(result, answer), gone: gone !== undefined && gone.length > 0 ? gone : undefined });
+    },
+  };
+}
+
 /** A source whose board is one JSON document: what {@link jsonBoardConnector} needs to crawl it. */
 export interface JsonBoard {
   /** The connector's id (its descriptor's). */
@@ -275,17 +339,11 @@ export interface JsonBoard {
  */
 export function jsonBoardConnector(board: JsonBoard, baseUrl: string): Connector {
   const base = trimBase(baseUrl);
-  const boardUrl = (target: CrawlTarget): string => board.url(base, target);
-  return {
+  return documentBoardConnector({
     id: board.id,
-    boardUrl,
-    async crawl(target, fetcher) {
-      const answer = await fetchBoard(fetcher, boardUrl(target), target);
-      if (answer.kind === 'not_modified') return answer;
-      const items = boardList(answer.body, target, board.listKey, board.items);
-      return fetched(mapPostings(items, (item) => board.map(item, target), board.prefer), answer);
-    },
-  };
+    boardUrl: (target) => board.url(base, target),
+    read: (body, target) => mapPostings(boardList(body, target, board.listKey, board.items), (item) => board.map(item, target), board.prefer),
+  });
 }
 
 /**
@@ -312,6 +370,20 @@ export function utcStamp(value: unknown): string | undefined {
   const s = text(value)?.trim();
   const m = s === undefined ? null : /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2}(?:\.\d+)?) ?UTC$/.exec(s);
   return m ? isoInstant(`${m[1]}T${m[2]}Z`) : isoInstant(s);
+}
+
+/**
+ * The structured salary of an object stating `min` and `max` (JSON numbers or decimal strings), its
+ * currency under `keys.currency` (upper-cased) and its period under `keys.period`, mapped by `periods`
+ * case-insensitively (an unknown period is null); undefined when it is not an object or states no amount.
+ */
+export function decimalSalary(value: unknown, keys: { currency: string; period: string }, periods: Readonly<Record<string, SalaryPeriod>>): SourceSalary | undefined {
+  if (!isRecord(value)) return undefined;
+  const min = decimal(value['min']);
+  const max = decimal(value['max']);
+  if (min === undefined && max === undefined) return undefined;
+  const period = text(value[keys.period])?.trim().toLowerCase();
+  return compact<SourceSalary>({ min, max, currency: text(value[keys.currency])?.trim().toUpperCase(), period: (period !== undefined ? periods[period] : undefined) ?? null });
 }
 
 /** A number given as a JSON number or a decimal string (`"95.00"`); undefined otherwise. */

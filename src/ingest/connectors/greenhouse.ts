@@ -23,7 +23,7 @@
  */
 import type { SourceLocation, SourcePosting } from '../../domain/posting.ts';
 import { defineConnector, type Connector, type CrawlTarget } from '../connector.ts';
-import { companyOf, compact, idString, isoInstant, isRecord, jsonBoardConnector, text } from './common.ts';
+import { companyOf, compact, identifiedItem, idString, isoInstant, isRecord, jsonBoardConnector, text } from './common.ts';
 
 const NAMED: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", '#39': "'" };
 
@@ -44,11 +44,10 @@ export function unescapeHtmlOnce(escaped: string): string {
 }
 
 /** Map one Greenhouse job; null when it has no id or title. */
-export function mapGreenhouseJob(job: unknown, target: CrawlTarget): SourcePosting | null {
-  if (!isRecord(job)) return null;
-  const id = idString(job['id']);
-  const title = text(job['title']);
-  if (id === undefined || title === undefined) return null;
+export function mapGreenhouseJob(item: unknown, target: CrawlTarget): SourcePosting | null {
+  const identified = identifiedItem(item, (r) => idString(r['id']), (r) => text(r['title']));
+  if (!identified) return null;
+  const { record: job, id, title } = identified;
 
   const primary = isRecord(job['location']) ? text(job['location']['name']) : undefined;
   const texts: string[] = [];
@@ -94,11 +93,7 @@ export function createGreenhouseConnector(baseUrl: string): Connector {
 export const descriptor = defineConnector({
   id: 'greenhouse',
   provider: { label: 'Greenhouse', providerClass: 'employer_ats', sourceType: 'ats', redistributable: true, discoveryOnly: false },
-  baseUrl: {
-    env: 'JOBLEDGER_GREENHOUSE_BASE_URL',
-    default: 'https://boards-api.greenhouse.io',
-    description: 'Greenhouse job board API base URL.',
-  },
+  baseUrl: { default: 'https://boards-api.greenhouse.io', description: 'Greenhouse job board API base URL.' },
   applyHosts: { ats: ['boards.greenhouse.io', 'job-boards.greenhouse.io', 'job-boards.eu.greenhouse.io'] },
   replay: {
     pattern: /^\/v1\/boards\/([^/]+)\/jobs\/?$/,

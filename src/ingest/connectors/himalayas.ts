@@ -21,7 +21,7 @@
 import type { SourceLocation, SourcePosting, SourceSalary } from '../../domain/posting.ts';
 import { SALARY_PERIODS, type SalaryPeriod } from '../../domain/vocabulary.ts';
 import { defineConnector, type Connector } from '../connector.ts';
-import { compact, finite, isoFromEpochMs, isRecord, jsonBoardConnector, salaryOf, text, textList } from './common.ts';
+import { compact, finite, identifiedItem, isoFromEpochMs, jsonBoardConnector, salaryOf, text, textList } from './common.ts';
 
 function epochSeconds(value: unknown): string | undefined {
   const s = finite(value);
@@ -35,11 +35,10 @@ function himalayasSalary(job: Record<string, unknown>): SourceSalary | undefined
 }
 
 /** Map one Himalayas job; null when it has no id or title. */
-export function mapHimalayasJob(job: unknown): SourcePosting | null {
-  if (!isRecord(job)) return null;
-  const id = text(job['guid']) ?? text(job['applicationLink']);
-  const title = text(job['title']);
-  if (id === undefined || title === undefined) return null;
+export function mapHimalayasJob(item: unknown): SourcePosting | null {
+  const identified = identifiedItem(item, (r) => text(r['guid']) ?? text(r['applicationLink']), (r) => text(r['title']));
+  if (!identified) return null;
+  const { record: job, id, title } = identified;
   const restrictions = textList(job['locationRestrictions']);
   const locations: SourceLocation[] = restrictions.map((country) => ({ country }));
   const parents = textList(job['parentCategories']);
@@ -73,11 +72,7 @@ export function createHimalayasConnector(baseUrl: string): Connector {
 export const descriptor = defineConnector({
   id: 'himalayas',
   provider: { label: 'Himalayas', providerClass: 'aggregator', sourceType: 'aggregator', redistributable: false, discoveryOnly: true },
-  baseUrl: {
-    env: 'JOBLEDGER_HIMALAYAS_BASE_URL',
-    default: 'https://himalayas.app',
-    description: 'Himalayas job-board API base URL (discovery only: its rows are never served).',
-  },
+  baseUrl: { default: 'https://himalayas.app', description: 'Himalayas job-board API base URL (discovery only: its rows are never served).' },
   applyHosts: {},
   replay: {
     pattern: /^\/jobs\/api\/?$/,

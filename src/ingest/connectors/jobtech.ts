@@ -35,7 +35,7 @@
 import type { SourceLocation, SourcePosting } from '../../domain/posting.ts';
 import { CrawlError, defineConnector, type Connector, type CrawlOutcome, type CrawlTarget } from '../connector.ts';
 import type { Fetcher } from '../fetcher.ts';
-import { companyOf, compact, fetchBoard, idString, isRecord, parseJson, text, trimBase, zonedInstant } from './common.ts';
+import { companyOf, compact, fetchBoard, identifiedItem, idString, isRecord, parseJson, text, trimBase, zonedInstant } from './common.ts';
 
 interface JobtechState {
   /** When the last good read started (ISO instant). */
@@ -54,11 +54,10 @@ function loadState(value: unknown): JobtechState | undefined {
 const label = (concept: unknown): string | undefined => (isRecord(concept) ? text(concept['label']) : undefined);
 
 /** Map one JobStream ad; null when it has no id or headline. */
-export function mapJobtechAd(ad: unknown, target: CrawlTarget): SourcePosting | null {
-  if (!isRecord(ad)) return null;
-  const id = idString(ad['id']);
-  const title = text(ad['headline']);
-  if (id === undefined || title === undefined) return null;
+export function mapJobtechAd(item: unknown, target: CrawlTarget): SourcePosting | null {
+  const identified = identifiedItem(item, (r) => idString(r['id']), (r) => text(r['headline']));
+  if (!identified) return null;
+  const { record: ad, id, title } = identified;
   const employer = isRecord(ad['employer']) ? ad['employer'] : {};
   const address = isRecord(ad['workplace_address']) ? ad['workplace_address'] : {};
   const city = text(address['city']) ?? text(address['municipality']);
@@ -149,11 +148,7 @@ export function createJobtechConnector(baseUrl: string): Connector {
 export const descriptor = defineConnector({
   id: 'jobtech',
   provider: { label: 'JobTech JobStream (Sweden)', providerClass: 'government', sourceType: 'public_agency', redistributable: true, discoveryOnly: false },
-  baseUrl: {
-    env: 'JOBLEDGER_JOBTECH_BASE_URL',
-    default: 'https://jobstream.api.jobtechdev.se',
-    description: 'JobTech JobStream API origin (snapshot and stream).',
-  },
+  baseUrl: { default: 'https://jobstream.api.jobtechdev.se', description: 'JobTech JobStream API origin (snapshot and stream).' },
   applyHosts: { agency: ['arbetsformedlingen.se'] },
   create: (baseUrl) => createJobtechConnector(baseUrl!),
 });

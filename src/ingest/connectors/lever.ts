@@ -33,7 +33,7 @@
 import type { Remote, SalaryPeriod } from '../../domain/vocabulary.ts';
 import type { SourceLocation, SourcePosting, SourceSalary } from '../../domain/posting.ts';
 import { defineConnector, type Connector, type CrawlTarget } from '../connector.ts';
-import { companyOf, compact, isoFromEpochMs, isRecord, jsonBoardConnector, salaryOf, text } from './common.ts';
+import { companyOf, compact, identifiedItem, isoFromEpochMs, isRecord, jsonBoardConnector, salaryOf, text } from './common.ts';
 
 /** Lever `salaryRange.interval` → stored salary period. */
 export const LEVER_INTERVALS: Readonly<Record<string, SalaryPeriod>> = {
@@ -79,11 +79,10 @@ export function leverDescriptionHtml(posting: Record<string, unknown>): string |
 }
 
 /** Map one Lever posting; null when it has no id or title. */
-export function mapLeverPosting(posting: unknown, target: CrawlTarget): SourcePosting | null {
-  if (!isRecord(posting)) return null;
-  const id = text(posting['id']);
-  const title = text(posting['text']);
-  if (id === undefined || title === undefined) return null;
+export function mapLeverPosting(item: unknown, target: CrawlTarget): SourcePosting | null {
+  const identified = identifiedItem(item, (r) => text(r['id']), (r) => text(r['text']));
+  if (!identified) return null;
+  const { record: posting, id, title } = identified;
 
   const categories = isRecord(posting['categories']) ? posting['categories'] : {};
   const primary = text(categories['location']);
@@ -128,11 +127,7 @@ export function createLeverConnector(baseUrl: string): Connector {
 export const descriptor = defineConnector({
   id: 'lever',
   provider: { label: 'Lever', providerClass: 'employer_ats', sourceType: 'ats', redistributable: true, discoveryOnly: false },
-  baseUrl: {
-    env: 'JOBLEDGER_LEVER_BASE_URL',
-    default: 'https://api.lever.co',
-    description: 'Lever postings API base URL.',
-  },
+  baseUrl: { default: 'https://api.lever.co', description: 'Lever postings API base URL.' },
   applyHosts: { ats: ['jobs.lever.co', 'jobs.eu.lever.co'] },
   replay: {
     pattern: /^\/v0\/postings\/([^/]+)\/?$/,

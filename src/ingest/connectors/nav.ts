@@ -44,7 +44,7 @@
 import type { SourceLocation, SourcePosting } from '../../domain/posting.ts';
 import { CrawlError, defineConnector, type Connector, type CrawlOutcome, type CrawlTarget } from '../connector.ts';
 import { FetchError, type Fetcher } from '../fetcher.ts';
-import { companyOf, compact, fetchBoard, isoInstant, isRecord, parseJson, text, trimBase } from './common.ts';
+import { companyOf, compact, fetchBoard, identifiedItem, isoInstant, isRecord, parseJson, text, trimBase } from './common.ts';
 
 /** What the connector keeps on the target between crawls. */
 interface NavState {
@@ -83,11 +83,10 @@ function location(loc: unknown): SourceLocation | undefined {
  * Map one feed entry's `json`; null when it has no uuid or title.
  * @param businessName the feed item's `_feed_entry.businessName`, for an entry that names no employer.
  */
-export function mapNavAd(ad: unknown, target: CrawlTarget, businessName?: string): SourcePosting | null {
-  if (!isRecord(ad)) return null;
-  const id = text(ad['uuid']);
-  const title = text(ad['title']) ?? text(ad['jobtitle']);
-  if (id === undefined || title === undefined) return null;
+export function mapNavAd(item: unknown, target: CrawlTarget, businessName?: string): SourcePosting | null {
+  const identified = identifiedItem(item, (r) => text(r['uuid']), (r) => text(r['title']) ?? text(r['jobtitle']));
+  if (!identified) return null;
+  const { record: ad, id, title } = identified;
   const employer = isRecord(ad['employer']) ? ad['employer'] : {};
   const locations = Array.isArray(ad['workLocations']) ? ad['workLocations'].map(location).filter((l): l is SourceLocation => l !== undefined) : [];
   const styrk = Array.isArray(ad['categoryList'])
@@ -226,11 +225,7 @@ async function fetchEntry(fetcher: Fetcher, url: string, target: CrawlTarget, au
 export const descriptor = defineConnector({
   id: 'nav',
   provider: { label: 'NAV (Norway)', providerClass: 'government', sourceType: 'public_agency', redistributable: true, discoveryOnly: false },
-  baseUrl: {
-    env: 'JOBLEDGER_NAV_BASE_URL',
-    default: 'https://pam-stilling-feed.nav.no',
-    description: 'NAV job vacancy feed (pam-stilling-feed) origin.',
-  },
+  baseUrl: { default: 'https://pam-stilling-feed.nav.no', description: 'NAV job vacancy feed (pam-stilling-feed) origin.' },
   applyHosts: { agency: ['arbeidsplassen.nav.no', 'nav.no'] },
   create: (baseUrl, settings) => createNavConnector(baseUrl!, settings.agencyKeys.navToken),
 });

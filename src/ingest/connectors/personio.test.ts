@@ -2,29 +2,19 @@
  * The Personio connector on the hand-written Harbourline feed (fixtures/personio, in the documented
  * XML feed shape), fetched from the loopback replay server on the real feed's path.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CrawlTarget } from '../connector.ts';
-import { startLoopback } from '../../../test/helpers/fixtures.ts';
+import { describe, expect, it } from 'vitest';
+import { useConnectorReplay } from '../../../test/helpers/fixtures.ts';
 import { createPersonioConnector, personioSalary } from './personio.ts';
 
-let loop: Awaited<ReturnType<typeof startLoopback>>;
-let personio: ReturnType<typeof createPersonioConnector>;
-const target = (board: string, extra: Partial<CrawlTarget> = {}): CrawlTarget => ({ id: `personio:${board}`, providerId: 'personio', board, ...extra });
+const replay = useConnectorReplay('personio', createPersonioConnector);
+const { target } = replay;
 const xml = (body: string) => ({ status: 200, body, headers: { 'content-type': 'application/xml' } });
 
-beforeAll(async () => {
-  loop = await startLoopback();
-  personio = createPersonioConnector(loop.replay.baseUrls.personio);
-});
-afterAll(async () => {
-  await loop.close();
-});
 
 describe('Personio connector', () => {
   it('fetches {company}.jobs.personio.de/xml and maps a position field by field', async () => {
     expect(createPersonioConnector('https://{company}.jobs.personio.de').boardUrl(target('harbourline'))).toBe('https://harbourline.jobs.personio.de/xml');
-    const outcome = await personio.crawl(target('harbourline'), loop.fetcher);
-    if (outcome.kind !== 'fetched') throw new Error('expected fetched');
+    const outcome = await replay.fetched('harbourline');
     expect(outcome.postings.map((p) => p.sourcePostingId)).toEqual(['1873401', '1873402', '1873403', '1873404']);
     expect(outcome.postings[0]).toEqual({
       sourcePostingId: '1873401',
@@ -52,11 +42,11 @@ describe('Personio connector', () => {
   });
 
   it('reads an empty feed as no positions, and refuses HTML, an empty body, truncated XML and another root', async () => {
-    loop.replay.override('/personio/empty/xml', xml('<?xml version="1.0" encoding="UTF-8"?>\n<workzag-jobs>\n</workzag-jobs>\n'));
-    expect(await personio.crawl(target('empty'), loop.fetcher)).toMatchObject({ kind: 'fetched', postings: [] });
+    replay.loop.replay.override('/personio/empty/xml', xml('<?xml version="1.0" encoding="UTF-8"?>\n<workzag-jobs>\n</workzag-jobs>\n'));
+    expect(await replay.connector.crawl(target('empty'), replay.loop.fetcher)).toMatchObject({ kind: 'fetched', postings: [] });
     for (const body of ['<!doctype html><html><body><p>Maintenance<br></body></html>', '', '<workzag-jobs><position><id>1</id>', '<jobs><position><id>1</id><name>A</name></position></jobs>']) {
-      loop.replay.override('/personio/broken/xml', xml(body));
-      await expect(personio.crawl(target('broken'), loop.fetcher), body).rejects.toMatchObject({ kind: 'malformed' });
+      replay.loop.replay.override('/personio/broken/xml', xml(body));
+      await expect(replay.connector.crawl(target('broken'), replay.loop.fetcher), body).rejects.toMatchObject({ kind: 'malformed' });
     }
   });
 

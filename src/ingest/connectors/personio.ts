@@ -29,9 +29,8 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import type { SalaryPeriod } from '../../domain/vocabulary.ts';
 import type { SourceLocation, SourcePosting, SourceSalary } from '../../domain/posting.ts';
-import { CrawlError, defineConnector, type Connector, type CrawlOutcome, type CrawlTarget } from '../connector.ts';
-import type { Fetcher } from '../fetcher.ts';
-import { companyOf, compact, decimal, fetched, fillHostTemplate, idString, isoInstant, isRecord, mapPostings, text, fetchBoard } from './common.ts';
+import { CrawlError, defineConnector, type Connector, type CrawlTarget } from '../connector.ts';
+import { compact, companyOf, decimalSalary, documentBoardConnector, fillHostTemplate, identifiedItem, idString, isoInstant, isRecord, mapPostings, text } from './common.ts';
 
 /** Personio `salaryInformation.type` → stored salary period. */
 export const PERSONIO_PERIODS: Readonly<Record<string, SalaryPeriod>> = { yearly: 'annual', monthly: 'monthly', weekly: 'weekly', daily: 'daily', hourly: 'hourly' };
@@ -67,12 +66,7 @@ export function personioPositions(body: Buffer, target: CrawlTarget): unknown[] 
 
 /** The structured salary of `salaryInformation`, or undefined when it states no amount. */
 export function personioSalary(info: unknown): SourceSalary | undefined {
-  if (!isRecord(info)) return undefined;
-  const min = decimal(info['min']);
-  const max = decimal(info['max']);
-  if (min === undefined && max === undefined) return undefined;
-  const type = text(info['type'])?.trim().toLowerCase();
-  return compact<SourceSalary>({ min, max, currency: text(info['currencyCode'])?.trim().toUpperCase(), period: (type !== undefined ? PERSONIO_PERIODS[type] : undefined) ?? null });
+  return decimalSalary(info, { currency: 'currencyCode', period: 'type' }, PERSONIO_PERIODS);
 }
 
 function escapeText(s: string): string {
@@ -80,11 +74,10 @@ function escapeText(s: string): string {
 }
 
 /** Map one Personio `<position>`; null when it has no id or name. */
-export function mapPersonioPosition(position: unknown, target: CrawlTarget, origin: string): SourcePosting | null {
-  if (!isRecord(position)) return null;
-  const id = idString(position['id']);
-  const title = text(position['name']);
-  if (id === undefined || title === undefined) return null;
+export function mapPersonioPosition(item: unknown, target: CrawlTarget, origin: string): SourcePosting | null {
+  const identified = identifiedItem(item, (r) => idString(r['id']), (r) => text(r['name']));
+  if (!identified) return null;
+  const { record: position, id, title } = identified;
   const office = Array.isArray(position['office']) ? text(position['office'][0]) : text(position['office']);
   const locations: SourceLocation[] = office !== undefined ? [{ text: office }] : [];
   const additional = isRecord(position['additionalOffices']) ? position['additionalOffices']['office'] : undefined;
@@ -126,28 +119,23 @@ export function mapPersonioPosition(position: unknown, target: CrawlTarget, orig
  */
 export function createPersonioConnector(baseUrl: string): Connector {
   const boardUrl = (target: CrawlTarget): string => `${fillHostTemplate(baseUrl, 'company', target)}/xml`;
-  return {
+  return documentBoardConnector({
     id: 'personio',
     boardUrl,
-    /** @throws CrawlError: fetch failures by kind; `malformed` unless the answer is a `<workzag-jobs>` feed. */
-    async crawl(target: CrawlTarget, fetcher: Fetcher): Promise<CrawlOutcome> {
-      const answer = await fetchBoard(fetcher, boardUrl(target), target, { accept: 'application/xml, text/xml' });
-      if (answer.kind === 'not_modified') return answer;
+    headers: { accept: 'application/xml, text/xml' },
+    /** @throws CrawlError `malformed` unless the answer is a `<workzag-jobs>` feed. */
+    read(body, target) {
       const origin = fillHostTemplate('https://{company}.jobs.personio.de', 'company', target);
-      return fetched(mapPostings(personioPositions(answer.body, target), (p) => mapPersonioPosition(p, target, origin)), answer);
+      return mapPostings(personioPositions(body, target), (p) => mapPersonioPosition(p, target, origin));
     },
-  };
+  });
 }
 
 /** The Personio connector's descriptor (connectors/registry.ts). */
 export const descriptor = defineConnector({
   id: 'personio',
   provider: { label: 'Personio', providerClass: 'employer_ats', sourceType: 'ats', redistributable: true, discoveryOnly: false },
-  baseUrl: {
-    env: 'JOBLEDGER_PERSONIO_BASE_URL',
-    default: 'https://{company}.jobs.personio.de',
-    description: 'Personio XML job feed URL template; {company} is the board.',
-  },
+  baseUrl: { default: 'https://{company}.jobs.personio.de', description: 'Personio XML job feed URL template; {company} is the board.' },
   applyHosts: { atsSubdomain: ['jobs.personio.de', 'jobs.personio.com'] },
   replay: {
     pattern: /^\/personio\/([^/]+)\/xml\/?$/,

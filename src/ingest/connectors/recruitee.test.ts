@@ -2,29 +2,19 @@
  * The Recruitee connector on the recorded Aikido Security answer (fixtures/recruitee), fetched from
  * the loopback replay server on the real API's path.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CrawlTarget } from '../connector.ts';
-import { readFixture, startLoopback } from '../../../test/helpers/fixtures.ts';
+import { describe, expect, it } from 'vitest';
+import { readFixture, useConnectorReplay } from '../../../test/helpers/fixtures.ts';
 import { createRecruiteeConnector, recruiteeSalary } from './recruitee.ts';
 
-let loop: Awaited<ReturnType<typeof startLoopback>>;
-let recruitee: ReturnType<typeof createRecruiteeConnector>;
-const target = (board: string, extra: Partial<CrawlTarget> = {}): CrawlTarget => ({ id: `recruitee:${board}`, providerId: 'recruitee', board, ...extra });
+const replay = useConnectorReplay('recruitee', createRecruiteeConnector);
+const { target } = replay;
 const raw = (readFixture('recruitee', 'aikidosecurity') as { offers: Record<string, string>[] }).offers;
 
-beforeAll(async () => {
-  loop = await startLoopback();
-  recruitee = createRecruiteeConnector(loop.replay.baseUrls.recruitee);
-});
-afterAll(async () => {
-  await loop.close();
-});
 
 describe('Recruitee connector', () => {
   it('fetches {company}.recruitee.com/api/offers/ and maps the Chicago offer field by field', async () => {
     expect(createRecruiteeConnector('https://{company}.recruitee.com').boardUrl(target('aikidosecurity'))).toBe('https://aikidosecurity.recruitee.com/api/offers/');
-    const outcome = await recruitee.crawl(target('aikidosecurity'), loop.fetcher);
-    if (outcome.kind !== 'fetched') throw new Error('expected fetched');
+    const outcome = await replay.fetched('aikidosecurity');
     expect(outcome.postings.map((p) => p.sourcePostingId)).toEqual(['2707521', '2707517', '2705729']);
     const chicago = raw[2]!;
     expect(outcome.postings[2]).toEqual({
@@ -47,13 +37,13 @@ describe('Recruitee connector', () => {
   });
 
   it('refuses a board that is not a host label, so a board cannot name another host', async () => {
-    await expect(recruitee.crawl(target('evil.example/x'), loop.fetcher)).rejects.toMatchObject({ kind: 'blocked' });
+    await expect(replay.connector.crawl(target('evil.example/x'), replay.loop.fetcher)).rejects.toMatchObject({ kind: 'blocked' });
   });
 
   it('returns an offer whose status is not published as gone and reads close_at', async () => {
     const [a, b] = raw;
-    loop.replay.override('/recruitee/mixed/api/offers/', { json: { offers: [{ ...a, close_at: '2026-12-31 23:00:00 UTC' }, { ...b, status: 'closed' }] } });
-    const outcome = await recruitee.crawl(target('mixed'), loop.fetcher);
+    replay.loop.replay.override('/recruitee/mixed/api/offers/', { json: { offers: [{ ...a, close_at: '2026-12-31 23:00:00 UTC' }, { ...b, status: 'closed' }] } });
+    const outcome = await replay.connector.crawl(target('mixed'), replay.loop.fetcher);
     expect(outcome).toMatchObject({ kind: 'fetched', gone: ['2707517'] });
     if (outcome.kind === 'fetched') expect(outcome.postings.map((p) => [p.sourcePostingId, p.closesAt])).toEqual([['2707521', '2026-12-31T23:00:00.000Z']]);
   });

@@ -29,21 +29,15 @@
  */
 import type { Remote, SalaryPeriod } from '../../domain/vocabulary.ts';
 import type { SourceLocation, SourcePosting, SourceSalary } from '../../domain/posting.ts';
-import { defineConnector, type Connector, type CrawlOutcome, type CrawlTarget } from '../connector.ts';
-import type { Fetcher } from '../fetcher.ts';
-import { boardList, companyOf, compact, decimal, fetchBoard, fillHostTemplate, idString, isRecord, mapPostings, text, utcStamp } from './common.ts';
+import { defineConnector, type Connector, type CrawlTarget } from '../connector.ts';
+import { boardList, compact, companyOf, decimalSalary, documentBoardConnector, fillHostTemplate, identifiedItem, idString, isRecord, mapPostings, text, utcStamp } from './common.ts';
 
 /** Recruitee `salary.period` → stored salary period. */
 export const RECRUITEE_PERIODS: Readonly<Record<string, SalaryPeriod>> = { year: 'annual', month: 'monthly', week: 'weekly', day: 'daily', hour: 'hourly' };
 
 /** The structured salary of a Recruitee offer, or undefined when it states no amount. */
 export function recruiteeSalary(salary: unknown): SourceSalary | undefined {
-  if (!isRecord(salary)) return undefined;
-  const min = decimal(salary['min']);
-  const max = decimal(salary['max']);
-  if (min === undefined && max === undefined) return undefined;
-  const period = text(salary['period'])?.trim().toLowerCase();
-  return compact<SourceSalary>({ min, max, currency: text(salary['currency'])?.trim().toUpperCase(), period: (period !== undefined ? RECRUITEE_PERIODS[period] : undefined) ?? null });
+  return decimalSalary(salary, { currency: 'currency', period: 'period' }, RECRUITEE_PERIODS);
 }
 
 function remoteOf(offer: Record<string, unknown>): Remote | undefined {
@@ -54,11 +48,10 @@ function remoteOf(offer: Record<string, unknown>): Remote | undefined {
 }
 
 /** Map one Recruitee offer; null when it has no id or title. */
-export function mapRecruiteeOffer(offer: unknown, target: CrawlTarget): SourcePosting | null {
-  if (!isRecord(offer)) return null;
-  const id = idString(offer['id']);
-  const title = text(offer['title']);
-  if (id === undefined || title === undefined) return null;
+export function mapRecruiteeOffer(item: unknown, target: CrawlTarget): SourcePosting | null {
+  const identified = identifiedItem(item, (r) => idString(r['id']), (r) => text(r['title']));
+  if (!identified) return null;
+  const { record: offer, id, title } = identified;
   const locations: SourceLocation[] = [];
   if (Array.isArray(offer['locations'])) {
     for (const l of offer['locations']) {
@@ -95,14 +88,12 @@ export function mapRecruiteeOffer(offer: unknown, target: CrawlTarget): SourcePo
  */
 export function createRecruiteeConnector(baseUrl: string): Connector {
   const boardUrl = (target: CrawlTarget): string => `${fillHostTemplate(baseUrl, 'company', target)}/api/offers/`;
-  return {
+  return documentBoardConnector({
     id: 'recruitee',
     boardUrl,
-    /** @throws CrawlError: fetch failures by kind; `malformed` unless the answer is `{"offers": [...]}`. */
-    async crawl(target: CrawlTarget, fetcher: Fetcher): Promise<CrawlOutcome> {
-      const answer = await fetchBoard(fetcher, boardUrl(target), target);
-      if (answer.kind === 'not_modified') return answer;
-      const offers = boardList(answer.body, target, 'offers', 'offers');
+    /** @throws CrawlError `malformed` unless the answer is `{"offers": [...]}`. */
+    read(body, target) {
+      const offers = boardList(body, target, 'offers', 'offers');
       const gone: string[] = [];
       const published = offers.filter((o) => {
         const status = isRecord(o) ? text(o['status']) : undefined;
@@ -111,21 +102,16 @@ export function createRecruiteeConnector(baseUrl: string): Connector {
         if (id !== undefined) gone.push(id);
         return false;
       });
-      const result = mapPostings(published, (offer) => mapRecruiteeOffer(offer, target));
-      return compact({ kind: 'fetched' as const, ...result, etag: answer.etag, lastModified: answer.lastModified, gone: gone.length > 0 ? gone : undefined });
+      return { ...mapPostings(published, (offer) => mapRecruiteeOffer(offer, target)), gone };
     },
-  };
+  });
 }
 
 /** The Recruitee connector's descriptor (connectors/registry.ts). */
 export const descriptor = defineConnector({
   id: 'recruitee',
   provider: { label: 'Recruitee', providerClass: 'employer_ats', sourceType: 'ats', redistributable: true, discoveryOnly: false },
-  baseUrl: {
-    env: 'JOBLEDGER_RECRUITEE_BASE_URL',
-    default: 'https://{company}.recruitee.com',
-    description: 'Recruitee careers API URL template; {company} is the board.',
-  },
+  baseUrl: { default: 'https://{company}.recruitee.com', description: 'Recruitee careers API URL template; {company} is the board.' },
   applyHosts: { atsSubdomain: ['recruitee.com'] },
   replay: {
     pattern: /^\/recruitee\/([^/]+)\/api\/offers\/?$/,

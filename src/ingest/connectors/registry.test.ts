@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SETTINGS } from '../../config/config.ts';
 import { FIXTURES_DIR } from '../bundled-feeds.ts';
-import type { ConnectorDescriptor } from '../connector.ts';
+import { baseUrlEnv, type ConnectorDescriptor } from '../connector.ts';
 import { CONNECTORS, CONNECTOR_IDS, applyHosts, connectorModule, connectorTable, createConnectors, providerRows } from './registry.ts';
 
 const here = import.meta.dirname;
@@ -33,7 +33,7 @@ describe('the connector registry', () => {
 
   it('has unique ids, settings and replay routes', () => {
     expect(new Set(CONNECTOR_IDS).size).toBe(CONNECTORS.length);
-    const envs = all.flatMap((c) => (c.baseUrl ? [c.baseUrl.env] : []));
+    const envs = all.flatMap((c) => (c.baseUrl ? [baseUrlEnv(c.id)] : []));
     expect(new Set(envs).size).toBe(envs.length);
     // No request path is claimed by two connectors' replay routes: each one's own sample path matches only it.
     for (const c of all) {
@@ -49,7 +49,7 @@ describe('the connector registry', () => {
     for (const c of all) {
       // A connector without a base URL takes absolute URLs as boards (career_site); the rest have a setting.
       if (c.baseUrl) {
-        const setting = SETTINGS.find((s) => s.env === c.baseUrl?.env);
+        const setting = SETTINGS.find((s) => s.env === baseUrlEnv(c.id));
         expect(setting?.default, c.id).toBe(c.baseUrl.default);
         expect(() => new URL(c.baseUrl!.default)).not.toThrow();
       }

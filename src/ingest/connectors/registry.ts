@@ -12,7 +12,7 @@ import { Type, type TObject } from 'typebox';
 import { Setting, type SettingMeta } from '../../config/setting.ts';
 import { upsertProviders, type ProviderInput } from '../../store/providers.ts';
 import type { DB } from '../../store/schema.ts';
-import type { Connector, ConnectorDescriptor, ConnectorSettings } from '../connector.ts';
+import { baseUrlEnv, type Connector, type ConnectorDescriptor, type ConnectorSettings } from '../connector.ts';
 import { descriptor as arbeitnow } from './arbeitnow.ts';
 import { descriptor as ashby } from './ashby.ts';
 import { descriptor as careerSite, type CareerSiteOptions } from './career-site.ts';
@@ -87,7 +87,7 @@ export function createConnectors(
 /** The configuration schema's `sources` group: one URL setting per connector with a base URL (config/config.ts). */
 export function sourceSettings(): TObject<Record<BaseUrlConnectorId, ReturnType<typeof Setting.url>>> {
   const leaves = Object.fromEntries(
-    CONNECTORS.flatMap((c: ConnectorDescriptor) => (c.baseUrl ? [[c.id, Setting.url(c.baseUrl.env, c.baseUrl.default, c.baseUrl.description)]] : [])),
+    CONNECTORS.flatMap((c: ConnectorDescriptor) => (c.baseUrl ? [[c.id, Setting.url(baseUrlEnv(c.id), c.baseUrl.default, c.baseUrl.description)]] : [])),
   );
   return Type.Object(leaves as Record<BaseUrlConnectorId, ReturnType<typeof Setting.url> & SettingMeta>);
 }
@@ -126,7 +126,7 @@ export function applyHosts(providerId: string): {
 export function connectorTable(): string {
   const rows = CONNECTORS.map((c: ConnectorDescriptor) => {
     const served = c.provider.discoveryOnly || !c.provider.redistributable ? 'no (discovery only, stored withheld)' : 'yes';
-    const setting = c.baseUrl ? `\`${c.baseUrl.env}\`` : 'none (the board is a URL)';
+    const setting = c.baseUrl ? `\`${baseUrlEnv(c.id)}\`` : 'none (the board is a URL)';
     return `| \`${c.id}\` | ${c.provider.label} | ${c.provider.sourceType} | ${served} | ${setting} | \`src/ingest/connectors/${connectorModule(c.id)}\` |`;
   });
   return ['| id | provider | source_type | served | base URL setting | module |', '|---|---|---|---|---|---|', ...rows].join('\n') + '\n';

@@ -23,14 +23,13 @@
  */
 import type { SourcePosting } from '../../domain/posting.ts';
 import { defineConnector, type Connector } from '../connector.ts';
-import { compact, idString, isoInstant, isRecord, jsonBoardConnector, text } from './common.ts';
+import { compact, identifiedItem, idString, isoInstant, jsonBoardConnector, text } from './common.ts';
 
 /** Map one Remotive job; null when it has no id or title. */
-export function mapRemotiveJob(job: unknown): SourcePosting | null {
-  if (!isRecord(job)) return null;
-  const id = idString(job['id']);
-  const title = text(job['title']);
-  if (id === undefined || title === undefined) return null;
+export function mapRemotiveJob(item: unknown): SourcePosting | null {
+  const identified = identifiedItem(item, (r) => idString(r['id']), (r) => text(r['title']));
+  if (!identified) return null;
+  const { record: job, id, title } = identified;
   const location = text(job['candidate_required_location']);
   const category = text(job['category']);
   return compact<SourcePosting>({
@@ -61,11 +60,7 @@ export function createRemotiveConnector(baseUrl: string): Connector {
 export const descriptor = defineConnector({
   id: 'remotive',
   provider: { label: 'Remotive', providerClass: 'aggregator', sourceType: 'aggregator', redistributable: false, discoveryOnly: true },
-  baseUrl: {
-    env: 'JOBLEDGER_REMOTIVE_BASE_URL',
-    default: 'https://remotive.com',
-    description: 'Remotive job-board API base URL (discovery only: its rows are never served).',
-  },
+  baseUrl: { default: 'https://remotive.com', description: 'Remotive job-board API base URL (discovery only: its rows are never served).' },
   applyHosts: {},
   replay: {
     pattern: /^\/api\/remote-jobs\/?$/,

@@ -2,34 +2,24 @@
  * The SmartRecruiters connector on the hand-written LumenGrid board (fixtures/smartrecruiters, in the
  * documented Posting API shape), fetched from the loopback replay server on the real API's paths.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { CrawlTarget } from '../connector.ts';
-import { readFixture, startLoopback } from '../../../test/helpers/fixtures.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { readFixture, useConnectorReplay } from '../../../test/helpers/fixtures.ts';
 import { createSmartRecruitersConnector } from './smartrecruiters.ts';
 
-let loop: Awaited<ReturnType<typeof startLoopback>>;
-let sr: ReturnType<typeof createSmartRecruitersConnector>;
-const target = (board: string, extra: Partial<CrawlTarget> = {}): CrawlTarget => ({ id: `smartrecruiters:${board}`, providerId: 'smartrecruiters', board, ...extra });
+const replay = useConnectorReplay('smartrecruiters', createSmartRecruitersConnector);
+const { target } = replay;
 const list = readFixture('smartrecruiters', 'LumenGrid') as { content: Record<string, unknown>[] };
 const details = (id: string) => readFixture('smartrecruiters', `LumenGrid/${id}`) as Record<string, unknown>;
 
-beforeAll(async () => {
-  loop = await startLoopback();
-  sr = createSmartRecruitersConnector(loop.replay.baseUrls.smartrecruiters);
-});
-afterAll(async () => {
-  await loop.close();
-});
 beforeEach(() => {
-  loop.replay.requests.length = 0;
+  replay.loop.replay.requests.length = 0;
 });
 
 describe('SmartRecruiters connector', () => {
   it('reads the list, then each posting\'s details, and maps the hybrid Hamburg posting field by field', async () => {
-    const outcome = await sr.crawl(target('LumenGrid'), loop.fetcher);
-    if (outcome.kind !== 'fetched') throw new Error('expected fetched');
-    expect(loop.replay.requests[0]!.path).toBe('/v1/companies/LumenGrid/postings?offset=0&limit=100');
-    expect(loop.replay.requests.slice(1).map((r) => r.path).sort()).toEqual(list.content.map((p) => `/v1/companies/LumenGrid/postings/${String(p['id'])}`).sort());
+    const outcome = await replay.fetched('LumenGrid');
+    expect(replay.loop.replay.requests[0]!.path).toBe('/v1/companies/LumenGrid/postings?offset=0&limit=100');
+    expect(replay.loop.replay.requests.slice(1).map((r) => r.path).sort()).toEqual(list.content.map((p) => `/v1/companies/LumenGrid/postings/${String(p['id'])}`).sort());
     expect(outcome.etag).toMatch(/^"/);
     const sections = (details('744000012345001')['jobAd'] as { sections: Record<string, { title: string; text: string }> }).sections;
     expect(outcome.postings[0]).toEqual({
@@ -52,11 +42,10 @@ describe('SmartRecruiters connector', () => {
   it('follows offset pages until totalFound and keeps no validators for a board of several pages', async () => {
     // LumenGrid-paged.json holds 2 of totalFound 3 postings; LumenGrid-paged.offset-2.json the third.
     const ids = list.content.slice(0, 3).map((p) => String(p['id']));
-    for (const id of ids) loop.replay.override(`/v1/companies/LumenGrid-paged/postings/${id}`, { json: details(id) });
-    const outcome = await sr.crawl(target('LumenGrid-paged'), loop.fetcher);
-    if (outcome.kind !== 'fetched') throw new Error('expected fetched');
+    for (const id of ids) replay.loop.replay.override(`/v1/companies/LumenGrid-paged/postings/${id}`, { json: details(id) });
+    const outcome = await replay.fetched('LumenGrid-paged');
     expect(outcome.postings.map((p) => p.sourcePostingId)).toEqual(ids);
-    expect(loop.replay.requests.filter((r) => r.path.includes('?')).map((r) => r.path)).toEqual([
+    expect(replay.loop.replay.requests.filter((r) => r.path.includes('?')).map((r) => r.path)).toEqual([
       '/v1/companies/LumenGrid-paged/postings?offset=0&limit=100',
       '/v1/companies/LumenGrid-paged/postings?offset=2&limit=100',
     ]);
@@ -66,17 +55,17 @@ describe('SmartRecruiters connector', () => {
   });
 
   it('returns postings whose details answer 404 or say active: false as gone', async () => {
-    loop.replay.override('/v1/companies/LumenGrid/postings/744000012345002', { status: 404, body: '{}' });
-    loop.replay.override('/v1/companies/LumenGrid/postings/744000012345003', { json: { ...details('744000012345003'), active: false } });
+    replay.loop.replay.override('/v1/companies/LumenGrid/postings/744000012345002', { status: 404, body: '{}' });
+    replay.loop.replay.override('/v1/companies/LumenGrid/postings/744000012345003', { json: { ...details('744000012345003'), active: false } });
     try {
-      const outcome = await sr.crawl(target('LumenGrid'), loop.fetcher);
+      const outcome = await replay.connector.crawl(target('LumenGrid'), replay.loop.fetcher);
       expect(outcome).toMatchObject({ kind: 'fetched' });
       if (outcome.kind !== 'fetched') return;
       expect(outcome.gone?.sort()).toEqual(['744000012345002', '744000012345003']);
       expect(outcome.postings.map((p) => p.sourcePostingId)).toEqual(['744000012345001', '744000012345004']);
     } finally {
-      loop.replay.override('/v1/companies/LumenGrid/postings/744000012345002', null);
-      loop.replay.override('/v1/companies/LumenGrid/postings/744000012345003', null);
+      replay.loop.replay.override('/v1/companies/LumenGrid/postings/744000012345002', null);
+      replay.loop.replay.override('/v1/companies/LumenGrid/postings/744000012345003', null);
     }
   });
 });

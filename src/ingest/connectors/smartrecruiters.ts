@@ -35,7 +35,7 @@ import pLimit from 'p-limit';
 import type { SourceLocation, SourcePosting } from '../../domain/posting.ts';
 import { CrawlError, defineConnector, type Connector, type CrawlOutcome, type CrawlTarget } from '../connector.ts';
 import type { Fetcher } from '../fetcher.ts';
-import { companyOf, compact, fetchJson, finite, idString, isoInstant, isRecord, mapPostings, text, trimBase } from './common.ts';
+import { companyOf, compact, fetchJson, finite, identifiedItem, idString, isoInstant, isRecord, mapPostings, text, trimBase } from './common.ts';
 
 /** Postings per list page (the API's maximum). */
 export const SMARTRECRUITERS_PAGE = 100;
@@ -68,11 +68,10 @@ export function smartRecruitersAdHtml(jobAd: unknown): string | undefined {
 }
 
 /** Map one posting (list item merged with its details); null when it has no id or name. */
-export function mapSmartRecruitersPosting(posting: unknown, target: CrawlTarget): SourcePosting | null {
-  if (!isRecord(posting)) return null;
-  const id = idString(posting['id']);
-  const title = text(posting['name']);
-  if (id === undefined || title === undefined) return null;
+export function mapSmartRecruitersPosting(item: unknown, target: CrawlTarget): SourcePosting | null {
+  const identified = identifiedItem(item, (r) => idString(r['id']), (r) => text(r['name']));
+  if (!identified) return null;
+  const { record: posting, id, title } = identified;
   const loc = isRecord(posting['location']) ? posting['location'] : {};
   const city = text(loc['city']);
   const region = text(loc['region']);
@@ -171,11 +170,7 @@ export function createSmartRecruitersConnector(baseUrl: string): Connector {
 export const descriptor = defineConnector({
   id: 'smartrecruiters',
   provider: { label: 'SmartRecruiters', providerClass: 'employer_ats', sourceType: 'ats', redistributable: true, discoveryOnly: false },
-  baseUrl: {
-    env: 'JOBLEDGER_SMARTRECRUITERS_BASE_URL',
-    default: 'https://api.smartrecruiters.com',
-    description: 'SmartRecruiters Posting API base URL.',
-  },
+  baseUrl: { default: 'https://api.smartrecruiters.com', description: 'SmartRecruiters Posting API base URL.' },
   applyHosts: { ats: ['jobs.smartrecruiters.com', 'careers.smartrecruiters.com'] },
   replay: {
     pattern: /^\/v1\/companies\/([^/]+)\/postings(?:\/([^/]+))?\/?$/,

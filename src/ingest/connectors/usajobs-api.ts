@@ -171,11 +171,7 @@ export function createUsajobsApiConnector(baseUrl: string, key?: string, email?:
 export const descriptor = defineConnector({
   id: 'usajobs_api',
   provider: { label: 'USAJOBS Search API', providerClass: 'government', sourceType: 'public_agency', redistributable: true, discoveryOnly: false },
-  baseUrl: {
-    env: 'JOBLEDGER_USAJOBS_API_BASE_URL',
-    default: 'https://data.usajobs.gov',
-    description: 'USAJOBS Search API origin (official API; needs JOBLEDGER_USAJOBS_API_KEY).',
-  },
+  baseUrl: { default: 'https://data.usajobs.gov', description: 'USAJOBS Search API origin (official API; needs JOBLEDGER_USAJOBS_API_KEY).' },
   applyHosts: { agency: ['usajobs.gov'] },
   create: (baseUrl, settings) => createUsajobsApiConnector(baseUrl!, settings.agencyKeys.usajobsApiKey, settings.agencyKeys.usajobsEmail),
 });

@@ -27,7 +27,7 @@
  */
 import type { SourcePosting } from '../../domain/posting.ts';
 import { defineConnector, type Connector, type CrawlTarget } from '../connector.ts';
-import { companyOf, compact, idString, isRecord, jsonBoardConnector, text, textList } from './common.ts';
+import { companyOf, compact, identifiedItem, idString, jsonBoardConnector, text, textList } from './common.ts';
 
 /** `YYYY-MM-DD` plus a UTC time of day as an ISO instant, or undefined when the date is not a real date. */
 function dateAt(value: unknown, hours: number, minutes: number, seconds: number): string | undefined {
@@ -42,11 +42,10 @@ function dateAt(value: unknown, hours: number, minutes: number, seconds: number)
 }
 
 /** Map one announcement; null when it has no control number or title. */
-export function mapUsajobsAnnouncement(item: unknown, target: CrawlTarget): SourcePosting | null {
-  if (!isRecord(item)) return null;
-  const id = idString(item['control_number']);
-  const title = text(item['position_title']);
-  if (id === undefined || title === undefined) return null;
+export function mapUsajobsAnnouncement(value: unknown, target: CrawlTarget): SourcePosting | null {
+  const identified = identifiedItem(value, (r) => idString(r['control_number']), (r) => text(r['position_title']));
+  if (!identified) return null;
+  const { record: item, id, title } = identified;
   const series = textList(item['occupation_series']);
   const url = text(item['usajobs_url']);
   return compact<SourcePosting>({
@@ -90,11 +89,7 @@ export function createUsajobsConnector(baseUrl: string): Connector {
 export const descriptor = defineConnector({
   id: 'usajobs',
   provider: { label: 'USAJOBS', providerClass: 'government', sourceType: 'public_agency', redistributable: true, discoveryOnly: false },
-  baseUrl: {
-    env: 'JOBLEDGER_USAJOBS_BASE_URL',
-    default: 'https://raw.githubusercontent.com/abigailhaddad/usajobs_historical/main/tracking/public/data/raw_jobs',
-    description: 'Base URL of the USAJOBS announcement files (one JSON array per department).',
-  },
+  baseUrl: { default: 'https://raw.githubusercontent.com/abigailhaddad/usajobs_historical/main/tracking/public/data/raw_jobs', description: 'Base URL of the USAJOBS announcement files (one JSON array per department).' },
   applyHosts: { agency: ['usajobs.gov'] },
   replay: {
     pattern: /^\/abigailhaddad\/usajobs_historical\/main\/tracking\/public\/data\/raw_jobs\/([^/]+)\.json$/,

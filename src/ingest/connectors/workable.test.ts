@@ -2,29 +2,19 @@
  * The Workable connector on the recorded Vasion widget answer (fixtures/workable), fetched from the
  * loopback replay server on the real API's path.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CrawlTarget } from '../connector.ts';
-import { readFixture, startLoopback } from '../../../test/helpers/fixtures.ts';
+import { describe, expect, it } from 'vitest';
+import { readFixture, useConnectorReplay } from '../../../test/helpers/fixtures.ts';
 import { createWorkableConnector } from './workable.ts';
 
-let loop: Awaited<ReturnType<typeof startLoopback>>;
-let workable: ReturnType<typeof createWorkableConnector>;
-const target = (board: string): CrawlTarget => ({ id: `workable:${board}`, providerId: 'workable', board });
+const replay = useConnectorReplay('workable', createWorkableConnector);
+const { target } = replay;
 const raw = (readFixture('workable', 'vasion') as { jobs: Record<string, string>[] }).jobs;
 
-beforeAll(async () => {
-  loop = await startLoopback();
-  workable = createWorkableConnector(loop.replay.baseUrls.workable);
-});
-afterAll(async () => {
-  await loop.close();
-});
 
 describe('Workable connector', () => {
   it('fetches the widget API with details and maps the London job field by field', async () => {
-    expect(workable.boardUrl(target('vasion'))).toBe(`${loop.replay.url}/api/v1/widget/accounts/vasion?details=true`);
-    const outcome = await workable.crawl(target('vasion'), loop.fetcher);
-    if (outcome.kind !== 'fetched') throw new Error('expected fetched');
+    expect(replay.connector.boardUrl(target('vasion'))).toBe(`${replay.loop.replay.url}/api/v1/widget/accounts/vasion?details=true`);
+    const outcome = await replay.fetched('vasion');
     expect(outcome.etag).toMatch(/^"/);
     expect(outcome.postings[1]).toEqual({
       sourcePostingId: '15F16B8D99',
@@ -44,11 +34,10 @@ describe('Workable connector', () => {
   });
 
   it('leaves hidden locations out and refuses an answer without a jobs array', async () => {
-    loop.replay.override('/api/v1/widget/accounts/hidden', { json: { name: 'H', jobs: [{ ...raw[0], locations: [{ country: 'Australia', countryCode: 'AU', city: '', region: '', hidden: true }] }] } });
-    const outcome = await workable.crawl(target('hidden'), loop.fetcher);
-    if (outcome.kind !== 'fetched') throw new Error('expected fetched');
+    replay.loop.replay.override('/api/v1/widget/accounts/hidden', { json: { name: 'H', jobs: [{ ...raw[0], locations: [{ country: 'Australia', countryCode: 'AU', city: '', region: '', hidden: true }] }] } });
+    const outcome = await replay.fetched('hidden');
     expect(outcome.postings[0]!.locations).toEqual([{ text: 'New South Wales, Australia', country: 'Australia', region: 'New South Wales' }]);
-    loop.replay.override('/api/v1/widget/accounts/broken', { json: { name: 'B' } });
-    await expect(workable.crawl(target('broken'), loop.fetcher)).rejects.toMatchObject({ kind: 'malformed' });
+    replay.loop.replay.override('/api/v1/widget/accounts/broken', { json: { name: 'B' } });
+    await expect(replay.connector.crawl(target('broken'), replay.loop.fetcher)).rejects.toMatchObject({ kind: 'malformed' });
   });
 });

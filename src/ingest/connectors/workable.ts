@@ -27,9 +27,8 @@
  * `not_seen` after the usual number of good crawls. Validators are sent back when the answer had them.
  */
 import type { SourceLocation, SourcePosting } from '../../domain/posting.ts';
-import { defineConnector, type Connector, type CrawlOutcome, type CrawlTarget } from '../connector.ts';
-import type { Fetcher } from '../fetcher.ts';
-import { companyOf, compact, fetchBoard, fetched, isRecord, mapPostings, parseJson, text, trimBase } from './common.ts';
+import { defineConnector, type Connector, type CrawlTarget } from '../connector.ts';
+import { companyOf, compact, documentBoardConnector, identifiedItem, isRecord, mapPostings, parseJson, text, trimBase } from './common.ts';
 import { CrawlError } from '../connector.ts';
 
 /** A calendar date (YYYY-MM-DD) as that day's first instant in UTC; undefined for anything else. */
@@ -41,11 +40,10 @@ function dateStart(value: unknown): string | undefined {
 }
 
 /** Map one Workable widget job; null when it has no shortcode or title. */
-export function mapWorkableJob(job: unknown, target: CrawlTarget, accountName?: string): SourcePosting | null {
-  if (!isRecord(job)) return null;
-  const id = text(job['shortcode']);
-  const title = text(job['title']);
-  if (id === undefined || title === undefined) return null;
+export function mapWorkableJob(item: unknown, target: CrawlTarget, accountName?: string): SourcePosting | null {
+  const identified = identifiedItem(item, (r) => text(r['shortcode']), (r) => text(r['title']));
+  if (!identified) return null;
+  const { record: job, id, title } = identified;
   const locations: SourceLocation[] = [];
   if (Array.isArray(job['locations'])) {
     for (const l of job['locations']) {
@@ -83,30 +81,24 @@ export function mapWorkableJob(job: unknown, target: CrawlTarget, accountName?: 
 export function createWorkableConnector(baseUrl: string): Connector {
   const base = trimBase(baseUrl);
   const boardUrl = (target: CrawlTarget): string => `${base}/api/v1/widget/accounts/${encodeURIComponent(target.board)}?details=true`;
-  return {
+  return documentBoardConnector({
     id: 'workable',
     boardUrl,
-    /** @throws CrawlError: fetch failures by kind; `malformed` unless the answer is `{"jobs": [...]}`. */
-    async crawl(target: CrawlTarget, fetcher: Fetcher): Promise<CrawlOutcome> {
-      const answer = await fetchBoard(fetcher, boardUrl(target), target);
-      if (answer.kind === 'not_modified') return answer;
-      const payload = parseJson(answer.body, target);
+    /** @throws CrawlError `malformed` unless the answer is `{"jobs": [...]}`. */
+    read(body, target) {
+      const payload = parseJson(body, target);
       if (!isRecord(payload) || !Array.isArray(payload['jobs'])) throw new CrawlError('malformed', `${target.id}: expected an object with a "jobs" array`);
       const name = text(payload['name']);
-      return fetched(mapPostings(payload['jobs'], (job) => mapWorkableJob(job, target, name)), answer);
+      return mapPostings(payload['jobs'], (job) => mapWorkableJob(job, target, name));
     },
-  };
+  });
 }
 
 /** The Workable connector's descriptor (connectors/registry.ts). */
 export const descriptor = defineConnector({
   id: 'workable',
   provider: { label: 'Workable', providerClass: 'employer_ats', sourceType: 'ats', redistributable: true, discoveryOnly: false },
-  baseUrl: {
-    env: 'JOBLEDGER_WORKABLE_BASE_URL',
-    default: 'https://apply.workable.com',
-    description: 'Workable jobs widget API base URL.',
-  },
+  baseUrl: { default: 'https://apply.workable.com', description: 'Workable jobs widget API base URL.' },
   applyHosts: { atsAnyPath: ['apply.workable.com'] },
   replay: {
     pattern: /^\/api\/v1\/widget\/accounts\/([^/]+)\/?$/,

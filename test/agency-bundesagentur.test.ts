@@ -94,8 +94,10 @@ describe('Bundesagentur für Arbeit Jobsuche over a loopback server where only t
     const salaried = rows.get(SALARIED.referenznummer)!;
     expect(salaried).toMatchObject({ salary_min: 3400, salary_max: 3900, salary_currency: 'EUR', salary_period: 'monthly', salary_source: 'structured', employment_type: 'Part-time', served: true });
     expect(salaried.field_sources).toMatchObject({ salary: 'published', location: 'published', employment_type: 'published', posted_at: 'published' });
-    // Only listed with zeitarbeit/pav included: the staffing firm's offer, stored withheld.
-    expect(rows.get(TEMP.refnr)).toMatchObject({ poster_type: 'staffing', served: false });
+    // Only listed with zeitarbeit/pav included: the staffing firm's offer, left out of the default set as
+    // the spec's staffing poster type (re-admitted by include_poster_type, so no withholding kind), with
+    // the rule saying the source itself marked it.
+    expect(rows.get(TEMP.refnr)).toMatchObject({ status: 'live', poster_type: 'staffing', poster_rule_id: 'poster.source_stated', withheld_kind: null, served: false });
   });
 
   it('recrawls an unchanged search with If-None-Match: every page 304, no row touched', async () => {
@@ -205,7 +207,7 @@ describe('Bundesagentur für Arbeit Jobsuche over a loopback server on the v6 se
     expect(rows.get(V6_CLINIC.referenznummer)!.field_sources).toMatchObject({ salary: 'published', location: 'published', employment_type: 'published', posted_at: 'published' });
     // No amounts stated (KEINE_ANGABEN): no salary, and none made up.
     expect(rows.get(V6_HOME.referenznummer)).toMatchObject({ salary_min: null, employment_type: 'Part-time', served: true });
-    expect(rows.get(V6_TEMP.referenznummer)).toMatchObject({ poster_type: 'staffing', served: false });
+    expect(rows.get(V6_TEMP.referenznummer)).toMatchObject({ status: 'live', poster_type: 'staffing', poster_rule_id: 'poster.source_stated', withheld_kind: null, served: false });
   });
 
   it('recrawls an unchanged v6 search with If-None-Match: every page 304, no row touched', async () => {

@@ -262,7 +262,7 @@ describe('career_site connector over a loopback company site', () => {
 
     // Published for another employer: that employer's row, withheld by the poster-type rules.
     const partner = rows.get('Field Technician')!;
-    expect(partner).toMatchObject({ status: 'live', company_name: 'Globex Corporation', poster_type: 'jobboard', served: false, apply_url: `${site.base}/careers/partner-role` });
+    expect(partner).toMatchObject({ status: 'live', company_name: 'Globex Corporation', poster_type: 'jobboard', poster_rule_id: 'poster.source_stated', served: false, apply_url: `${site.base}/careers/partner-role` });
   });
 
   it('serves the rows on /v1/jobs?source_type=career_site (legacy `direct` too), never the withheld one', async () => {

@@ -75,7 +75,10 @@ const DAY_MS = 24 * 3600 * 1000;
 
 /**
  * Domains where anyone can get an address (the `email-providers` list, ISC): an address there proves
- * nothing about an employer, so such a domain is no company domain here.
+ * nothing about an employer, so such a domain is no company domain here, unless the operator has
+ * accepted it as an employer's own (`JOBLEDGER_SUBMISSION_EMPLOYER_DOMAINS`). The list is broad and
+ * partly historical: it names companies whose public mail service ended or never was open to all
+ * (facebook.com, alibaba.com, berlin.de, nus.edu.sg), whose staff can only submit once accepted.
  */
 const PUBLIC_MAIL_DOMAINS: ReadonlySet<string> = new Set(emailProviders as string[]);
 
@@ -107,6 +110,11 @@ export interface SubmissionDeskDeps {
   logLinks?: boolean;
   /** The indicative FX rates for `salary_min_annual_eur` (default: the newest stored over the bundled history). */
   fx?: () => Promise<FxRates>;
+  /**
+   * Company domains the operator accepts although the public e-mail provider list names them
+   * (`JOBLEDGER_SUBMISSION_EMPLOYER_DOMAINS`: addresses there are given to the company's staff only).
+   */
+  employerDomains?: readonly string[];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -171,12 +179,20 @@ function salary(body: Record<string, unknown>): Pick<SubmissionContent, 'salary_
   return { salary_min: min, salary_max: max, salary_currency: currencyText, salary_period: period };
 }
 
-/** The employer's own registrable domain. @throws ApiError bad_domain. */
-function companyDomainOf(body: Record<string, unknown>): string {
+/**
+ * The employer's own registrable domain: not one where anyone can get an address, unless the operator
+ * accepted it (`employerDomains`, bare domains). @throws ApiError bad_domain.
+ */
+function companyDomainOf(body: Record<string, unknown>, employerDomains: ReadonlySet<string>): string {
   const raw = lineField(body, 'company_domain', 253);
   const domain = raw ? bareDomain(raw) : undefined;
   if (!domain) throw new ApiError('bad_domain', '"company_domain" must be the employer\'s domain name, e.g. example.com.');
-  if (PUBLIC_MAIL_DOMAINS.has(domain)) throw new ApiError('bad_domain', `${domain} is a public e-mail provider, not an employer's domain: submit with the company's own domain.`);
+  if (PUBLIC_MAIL_DOMAINS.has(domain) && !employerDomains.has(domain)) {
+    throw new ApiError(
+      'bad_domain',
+      `${domain} is on the list of public e-mail providers, where anyone can get an address, so an address there cannot show that you speak for an employer. Submit with your company's own domain; if ${domain} is your company's and its addresses are given to staff only, ask the operator of this service to accept it.`,
+    );
+  }
   return domain;
 }
 
@@ -224,10 +240,11 @@ export function parseContent(body: Record<string, unknown>, companyDomain: strin
 /**
  * Check a new submission: the vacancy, the company's domain and an address at it (the domain or a
  * subdomain). Nothing is stored by a refused submission.
+ * @param employerDomains company domains accepted although public e-mail providers (see {@link SubmissionDeskDeps.employerDomains}).
  * @throws ApiError bad_input, bad_domain, bad_email, email_not_at_domain or bad_apply_url.
  */
-export function parseSubmission(body: Record<string, unknown>): ParsedSubmission {
-  const companyDomain = companyDomainOf(body);
+export function parseSubmission(body: Record<string, unknown>, employerDomains: ReadonlySet<string> = new Set()): ParsedSubmission {
+  const companyDomain = companyDomainOf(body, employerDomains);
   const content = parseContent(body, companyDomain);
   const email = normalizeEmail(body.email);
   if (!email) throw new ApiError('bad_email', '"email" must be your e-mail address at the company, such as hr@example.com.');
@@ -262,16 +279,18 @@ const LINK_INVALID = 'This link is unknown or no longer valid: use the newest li
 export class SubmissionDesk {
   readonly #deps: SubmissionDeskDeps;
   readonly #fx: () => Promise<FxRates>;
+  readonly #employerDomains: ReadonlySet<string>;
 
   constructor(deps: SubmissionDeskDeps) {
     this.#deps = deps;
+    this.#employerDomains = new Set((deps.employerDomains ?? []).map((d) => bareDomain(d)).filter((d): d is string => d !== undefined));
     const bundled = loadFxRates();
     this.#fx = deps.fx ?? (() => currentFxRates(deps.db, bundled));
   }
 
   /** {@link parseSubmission}, for the website's port. */
   parse(body: Record<string, unknown>): ParsedSubmission {
-    return parseSubmission(body);
+    return parseSubmission(body, this.#employerDomains);
   }
 
   /**

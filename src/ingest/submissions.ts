@@ -128,8 +128,8 @@ const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u200b-\u20
 function rawText(body: Record<string, unknown>, name: string, max: number): string | undefined {
   const value = body[name];
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') throw new ApiError('bad_input', `"${name}" must be text.`);
-  if (value.length > max) throw new ApiError('bad_input', `"${name}" is longer than ${max} characters.`);
+  if (typeof value !== 'string') throw new ApiError('bad_input', `"${name}" must be text.`, { field: name });
+  if (value.length > max) throw new ApiError('bad_input', `"${name}" is longer than ${max} characters.`, { field: name });
   return value;
 }
 
@@ -140,18 +140,18 @@ function lineField(body: Record<string, unknown>, name: string, max: number): st
 
 function requiredLine(body: Record<string, unknown>, name: string, max: number, example: string): string {
   const value = lineField(body, name, max);
-  if (!value) throw new ApiError('bad_input', `"${name}" is required, e.g. ${example}.`);
+  if (!value) throw new ApiError('bad_input', `"${name}" is required, e.g. ${example}.`, { field: name });
   return value;
 }
 
 function choice<T extends string>(body: Record<string, unknown>, name: string, values: readonly T[], required: boolean): T | null {
   const value = lineField(body, name, 40);
   if (!value) {
-    if (required) throw new ApiError('bad_input', `"${name}" is required: one of ${values.join(', ')}.`);
+    if (required) throw new ApiError('bad_input', `"${name}" is required: one of ${values.join(', ')}.`, { field: name });
     return null;
   }
   const found = values.find((v) => v.toLowerCase() === value.toLowerCase());
-  if (!found) throw new ApiError('bad_input', `"${name}" must be one of ${values.join(', ')}.`);
+  if (!found) throw new ApiError('bad_input', `"${name}" must be one of ${values.join(', ')}.`, { field: name });
   return found;
 }
 
@@ -159,9 +159,9 @@ function amount(body: Record<string, unknown>, name: string): number | null {
   const raw = body[name];
   if (raw === undefined || raw === null || raw === '') return null;
   const text = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim().replace(/[\s,_']/g, '') : undefined;
-  if (text === undefined || !/^\d{1,10}(\.\d{1,2})?$/.test(text)) throw new ApiError('bad_input', `"${name}" must be a positive amount such as 65000 or 32.50.`);
+  if (text === undefined || !/^\d{1,10}(\.\d{1,2})?$/.test(text)) throw new ApiError('bad_input', `"${name}" must be a positive amount such as 65000 or 32.50.`, { field: name });
   const value = Number(text);
-  if (!(value > 0) || value > MAX_SALARY) throw new ApiError('bad_input', `"${name}" must be more than 0 and at most ${MAX_SALARY}.`);
+  if (!(value > 0) || value > MAX_SALARY) throw new ApiError('bad_input', `"${name}" must be more than 0 and at most ${MAX_SALARY}.`, { field: name });
   return value;
 }
 
@@ -172,10 +172,10 @@ function salary(body: Record<string, unknown>): Pick<SubmissionContent, 'salary_
   const currencyText = lineField(body, 'salary_currency', 10).toUpperCase();
   const period = choice(body, 'salary_period', SALARY_PERIODS, false);
   if (min === null && max === null) return { salary_min: null, salary_max: null, salary_currency: null, salary_period: null };
-  if (min === null) throw new ApiError('bad_input', '"salary_min" is required when a salary is stated (give the same amount twice for a single figure).');
-  if (max !== null && max < min) throw new ApiError('bad_input', '"salary_max" must not be less than "salary_min".');
-  if (!currencyText || !isFxCurrency(currencyText)) throw new ApiError('bad_input', '"salary_currency" is required with a salary: an ISO 4217 code such as EUR, USD or GBP.');
-  if (!period) throw new ApiError('bad_input', `"salary_period" is required with a salary: one of ${SALARY_PERIODS.join(', ')}.`);
+  if (min === null) throw new ApiError('bad_input', '"salary_min" is required when a salary is stated (give the same amount twice for a single figure).', { field: 'salary_min' });
+  if (max !== null && max < min) throw new ApiError('bad_input', '"salary_max" must not be less than "salary_min".', { field: 'salary_max' });
+  if (!currencyText || !isFxCurrency(currencyText)) throw new ApiError('bad_input', '"salary_currency" is required with a salary: an ISO 4217 code such as EUR, USD or GBP.', { field: 'salary_currency' });
+  if (!period) throw new ApiError('bad_input', `"salary_period" is required with a salary: one of ${SALARY_PERIODS.join(', ')}.`, { field: 'salary_period' });
   return { salary_min: min, salary_max: max, salary_currency: currencyText, salary_period: period };
 }
 
@@ -186,11 +186,12 @@ function salary(body: Record<string, unknown>): Pick<SubmissionContent, 'salary_
 function companyDomainOf(body: Record<string, unknown>, employerDomains: ReadonlySet<string>): string {
   const raw = lineField(body, 'company_domain', 253);
   const domain = raw ? bareDomain(raw) : undefined;
-  if (!domain) throw new ApiError('bad_domain', '"company_domain" must be the employer\'s domain name, e.g. example.com.');
+  if (!domain) throw new ApiError('bad_domain', '"company_domain" must be the employer\'s domain name, e.g. example.com.', { field: 'company_domain' });
   if (PUBLIC_MAIL_DOMAINS.has(domain) && !employerDomains.has(domain)) {
     throw new ApiError(
       'bad_domain',
       `${domain} is on the list of public e-mail providers, where anyone can get an address, so an address there cannot show that you speak for an employer. Submit with your company's own domain; if ${domain} is your company's and its addresses are given to staff only, ask the operator of this service to accept it.`,
+      { field: 'company_domain' },
     );
   }
   return domain;
@@ -207,15 +208,15 @@ function hostWithin(host: string, domain: string): boolean {
  */
 export function checkApplyUrl(input: string, companyDomain: string): string {
   const example = `e.g. https://${companyDomain}/careers/apply or your board on a known applicant-tracking system`;
-  if (!input || !URL.canParse(input)) throw new ApiError('bad_apply_url', `"apply_url" must be the full address of your application page, ${example}.`);
+  if (!input || !URL.canParse(input)) throw new ApiError('bad_apply_url', `"apply_url" must be the full address of your application page, ${example}.`, { field: 'apply_url' });
   const url = new URL(input);
   if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password || url.port) {
-    throw new ApiError('bad_apply_url', `"apply_url" must be an http or https address without user name, password or port, ${example}.`);
+    throw new ApiError('bad_apply_url', `"apply_url" must be an http or https address without user name, password or port, ${example}.`, { field: 'apply_url' });
   }
   const host = url.hostname.toLowerCase().replace(/\.$/, '');
   const ats = applyHosts('career_site').anyAts;
   if (!hostWithin(host, companyDomain) && !ats.some((d) => hostWithin(host, d))) {
-    throw new ApiError('bad_apply_url', `"apply_url" must be on ${companyDomain} or a known applicant-tracking system (such as Ashby, Greenhouse or Lever); ${host} is neither.`);
+    throw new ApiError('bad_apply_url', `"apply_url" must be on ${companyDomain} or a known applicant-tracking system (such as Ashby, Greenhouse or Lever); ${host} is neither.`, { field: 'apply_url' });
   }
   return url.href;
 }
@@ -232,7 +233,7 @@ export function parseContent(body: Record<string, unknown>, companyDomain: strin
   const employmentType: EmploymentType | null = choice(body, 'employment_type', EMPLOYMENT_TYPES, true);
   const remote: Remote | null = choice(body, 'remote', REMOTE_VALUES, false);
   const description = (rawText(body, 'description', SUBMISSION_LIMITS.description) ?? '').replace(/\r\n?/g, '\n').replace(CONTROL, '').trim();
-  if (description.length < 20) throw new ApiError('bad_input', '"description" is required: describe the job in at least 20 characters.');
+  if (description.length < 20) throw new ApiError('bad_input', '"description" is required: describe the job in at least 20 characters.', { field: 'description' });
   const applyUrl = checkApplyUrl(lineField(body, 'apply_url', SUBMISSION_LIMITS.applyUrl), companyDomain);
   return { company_name: company, title, location, employment_type: employmentType!, remote, description, apply_url: applyUrl, ...salary(body) };
 }
@@ -247,9 +248,9 @@ export function parseSubmission(body: Record<string, unknown>, employerDomains: 
   const companyDomain = companyDomainOf(body, employerDomains);
   const content = parseContent(body, companyDomain);
   const email = normalizeEmail(body.email);
-  if (!email) throw new ApiError('bad_email', '"email" must be your e-mail address at the company, such as hr@example.com.');
+  if (!email) throw new ApiError('bad_email', '"email" must be your e-mail address at the company, such as hr@example.com.', { field: 'email' });
   if (!hostWithin(emailDomain(email), companyDomain)) {
-    throw new ApiError('email_not_at_domain', `The verification goes to an address at ${companyDomain}; ${email} is not one.`);
+    throw new ApiError('email_not_at_domain', `The verification goes to an address at ${companyDomain}; ${email} is not one.`, { field: 'email' });
   }
   return { content, email, companyDomain };
 }

@@ -138,6 +138,10 @@ const HAND_WRITTEN: readonly ManifestEntry[] = [
   { provider: 'remotive', board: 'remote-jobs', recorded: false },
   { provider: 'himalayas', board: 'jobs', recorded: false },
   { provider: 'arbeitnow', board: 'job-board-api', recorded: false },
+  // Issue 18's ATS payloads written in the documented shapes (fixtures/smartrecruiters, personio, workable/v3).
+  { provider: 'smartrecruiters', board: 'LumenGrid', recorded: false, company: 'LumenGrid Energy' },
+  { provider: 'personio', board: 'harbourline', recorded: false, company: 'Harbourline Logistics' },
+  { provider: 'workable', board: 'v3:halcyon-bio', recorded: false, company: 'Halcyon Biosystems' },
 ];
 
 const ASHBY_LICENSE = `MIT License

@@ -7,9 +7,18 @@
  * files the `usajobs` mirror reads), so the answers are written here in the shape developer.usajobs.gov
  * documents ("API Reference › Search": `SearchResult.SearchResultItems[].MatchedObjectDescriptor`).
  */
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FAILURES } from './helpers/agency-server.ts';
+import { loadConfig } from '../src/config/config.ts';
+import { loadFxRates } from '../src/enrich/fx.ts';
+import { createConnectors } from '../src/ingest/connectors/registry.ts';
+import { createFetcher, type GuardedFetcher } from '../src/ingest/fetcher.ts';
+import { crawlTargets, type PipelineDeps } from '../src/ingest/pipeline.ts';
+import { listTargets, upsertTarget } from '../src/store/crawl-targets.ts';
+import { AgencyServer, FAILURES } from './helpers/agency-server.ts';
 import { agencyPipeline, type AgencyPipeline } from './helpers/agency-pipeline.ts';
+import { testFetchConfig } from './helpers/corpus.ts';
+import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 
 const KEY = 'test-usajobs-key-0123456789';
 const BOARD = 'Keyword=information technology&LocationName=Denver';
@@ -133,5 +142,96 @@ describe('USAJOBS Search API over a loopback server on the real path', () => {
     } finally {
       await keyless.close();
     }
+  });
+});
+
+/**
+ * One announcement, two providers: the `usajobs` mirror of announcement files and the Search API both
+ * name it by its control number. The Search API supersedes the mirror (connector descriptor
+ * `supersedes`), so the announcement is served once, from the API; the mirror's copy is stored
+ * withheld (`quality_removed`, rule `source.superseded`), and a mirror row that was served first is
+ * withdrawn, with its `withdrawn` event, by the API's crawl.
+ */
+describe('an announcement read by the usajobs mirror and the Search API is served once', () => {
+  let t: TestDatabase;
+  let server: AgencyServer;
+  let fetcher: GuardedFetcher;
+  let deps: PipelineDeps;
+  let mirror: string;
+  let api: string;
+  // The mirror file's shape (shared data README: `control_number, position_title, department, agency,
+  // subagency, appointment_type, occupation_series[], hiring_paths[], open_date, close_date, usajobs_url`).
+  const announcement = (controlNumber: string, title: string) => ({
+    control_number: controlNumber,
+    position_title: title,
+    department: 'Department of Veterans Affairs',
+    agency: 'Veterans Health Administration',
+    subagency: null,
+    appointment_type: 'Permanent',
+    occupation_series: ['2210 - Information Technology Management'],
+    hiring_paths: ['public'],
+    open_date: '2026-11-20',
+    close_date: '2099-12-04',
+    usajobs_url: `https://www.usajobs.gov/job/${controlNumber}`,
+  });
+  const crawl = async (id: string) => (await crawlTargets(deps, await listTargets(t.db, { ids: [id] }), { concurrency: 1 }))[0]!;
+  const rows = () => t.db.selectFrom('jobs').select(['provider_id', 'source_posting_id', 'status', 'served', 'withheld_kind', 'quality_rule_id']).orderBy('provider_id').orderBy('source_posting_id').execute();
+  const events = () => t.db.selectFrom('change_events').select(['job_id', 'change']).orderBy('seq').execute();
+
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    server = await new AgencyServer().start();
+    const config = loadConfig({ JOBLEDGER_USAJOBS_API_KEY: KEY, JOBLEDGER_USAJOBS_API_EMAIL: 'ops@example.org' });
+    fetcher = createFetcher(testFetchConfig({ retries: 0 }));
+    deps = {
+      db: t.db,
+      connectors: createConnectors({ ...config.sources, usajobs: server.base, usajobs_api: server.base }, config.careerSite, config.agencyKeys),
+      fetcher,
+      fx: loadFxRates(),
+      log: pino({ level: 'silent' }),
+    };
+    mirror = await upsertTarget(t.db, { providerId: 'usajobs', board: 'jobs_veterans_affairs' });
+    api = await upsertTarget(t.db, { providerId: 'usajobs_api', board: BOARD });
+  });
+  afterAll(async () => {
+    await fetcher?.close();
+    await server?.close();
+    await t?.drop();
+  });
+
+  it('withdraws the mirror\'s served copy when the API reads the announcement, and stores later copies withheld', async () => {
+    server.set('/jobs_veterans_affairs.json', { json: [announcement('800000001', 'IT Specialist (PLCYPLN)'), announcement('800000009', 'Nurse (Mirror only)')] });
+    expect((await crawl(mirror)).outcome).toBe('fetched');
+    expect((await rows()).filter((r) => r.served).map((r) => [r.provider_id, r.source_posting_id])).toEqual([
+      ['usajobs', '800000001'],
+      ['usajobs', '800000009'],
+    ]);
+    const mirrorCopy = (await t.db.selectFrom('jobs').select('id').where('provider_id', '=', 'usajobs').where('source_posting_id', '=', '800000001').executeTakeFirstOrThrow()).id;
+
+    // The Search API reads 800000001 (and 800000002): its row is served, the mirror's copy withdrawn.
+    server.set(PAGE1, result([A, B]));
+    expect((await crawl(api)).outcome).toBe('fetched');
+    expect(await rows()).toEqual([
+      { provider_id: 'usajobs', source_posting_id: '800000001', status: 'live', served: false, withheld_kind: 'quality_removed', quality_rule_id: 'source.superseded' },
+      { provider_id: 'usajobs', source_posting_id: '800000009', status: 'live', served: true, withheld_kind: null, quality_rule_id: null },
+      { provider_id: 'usajobs_api', source_posting_id: '800000001', status: 'live', served: true, withheld_kind: null, quality_rule_id: null },
+      { provider_id: 'usajobs_api', source_posting_id: '800000002', status: 'live', served: true, withheld_kind: null, quality_rule_id: null },
+    ]);
+    expect((await events()).filter((e) => e.job_id === mirrorCopy).map((e) => e.change)).toEqual(['created', 'withdrawn']);
+
+    // The mirror's next full read keeps its copy withheld, and a new copy (800000002) enters withheld, without an event.
+    const eventsBefore = (await events()).length;
+    server.set('/jobs_veterans_affairs.json', { json: [announcement('800000001', 'IT Specialist (PLCYPLN)'), announcement('800000009', 'Nurse (Mirror only)'), announcement('800000002', 'Supervisory IT Specialist')] });
+    expect((await crawl(mirror)).outcome).toBe('fetched');
+    const mirrorRows = (await rows()).filter((r) => r.provider_id === 'usajobs');
+    expect(mirrorRows.map((r) => [r.source_posting_id, r.served, r.quality_rule_id])).toEqual([
+      ['800000001', false, 'source.superseded'],
+      ['800000002', false, 'source.superseded'],
+      ['800000009', true, null],
+    ]);
+    expect((await events()).length).toBe(eventsBefore);
+    // One served row per announcement across both providers.
+    const served = (await rows()).filter((r) => r.served).map((r) => r.source_posting_id);
+    expect(new Set(served).size).toBe(served.length);
   });
 });

@@ -262,7 +262,7 @@ describe('career_site connector over a loopback company site', () => {
 
     // Published for another employer: that employer's row, withheld by the poster-type rules.
     const partner = rows.get('Field Technician')!;
-    expect(partner).toMatchObject({ status: 'live', company_name: 'Globex Corporation', poster_type: 'jobboard', served: false, apply_url: `${site.base}/careers/partner-role` });
+    expect(partner).toMatchObject({ status: 'live', company_name: 'Globex Corporation', poster_type: 'jobboard', poster_rule_id: 'poster.source_stated', served: false, apply_url: `${site.base}/careers/partner-role` });
   });
 
   it('serves the rows on /v1/jobs?source_type=career_site (legacy `direct` too), never the withheld one', async () => {
@@ -410,5 +410,122 @@ describe('career_site page bound and sitemap lastmod', () => {
     await crawlTargets(deps, await listTargets(t.db, { ids: [id] }));
     expect(site.since(from).filter((h) => /^\/jobs\/\d$/.test(h.path)).map((h) => h.path)).toEqual(['/jobs/5']);
     expect(await titles()).toEqual(['Job 1', 'Job 2', 'Job 3', 'Job 4', 'Job 5 (renamed)']);
+  });
+});
+
+/**
+ * The site's own hosts: a careers page on the bare domain whose postings live on `www.` and `jobs.`
+ * hosts of the same registrable domain. The hosts are real names served by one loopback server (by
+ * `Host`); the fetcher's resolver names them, and the SSRF guard still checks every address it gives
+ * (one host of the site resolves to a private address, which the guard refuses).
+ */
+describe('career_site follows the hosts of its registrable domain, each under its own robots.txt', () => {
+  let t: TestDatabase;
+  let server: http.Server;
+  let port = 0;
+  let fetcher: GuardedFetcher;
+  const docs = new Map<string, { body: string; type?: string; status?: number }>();
+  const hits: { host: string; path: string }[] = [];
+  const ADDRESSES: Record<string, string> = {
+    'acme-robotics.test': '127.0.0.1',
+    'www.acme-robotics.test': '127.0.0.1',
+    'jobs.acme-robotics.test': '127.0.0.1',
+    'acme-robotics-careers.test': '127.0.0.1',
+    // Same registrable domain, private address: the guard must refuse it.
+    'intranet.acme-robotics.test': '10.1.2.3',
+  };
+  const at = (host: string, path: string) => `http://${host}:${port}${path}`;
+  const posting = (title: string, id: string) => html(title, jsonLd(JSON.stringify({ '@type': 'JobPosting', title, identifier: id, hiringOrganization: { name: 'Acme Robotics' } })));
+
+  beforeAll(async () => {
+    t = await createTestDatabase();
+    server = http.createServer((req, res) => {
+      const host = (req.headers.host ?? '').replace(/:\d+$/, '');
+      const path = req.url ?? '/';
+      hits.push({ host, path });
+      const doc = docs.get(`${host}${path}`);
+      if (!doc) {
+        res.writeHead(404, { 'content-type': 'text/plain' });
+        return res.end('not found');
+      }
+      res.writeHead(doc.status ?? 200, { 'content-type': doc.type ?? 'text/html; charset=utf-8' });
+      res.end(doc.body);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+    fetcher = createFetcher(testFetchConfig({ retries: 0 }), undefined, {
+      resolve: (hostname, _options, callback) => {
+        const address = ADDRESSES[hostname];
+        if (address) callback(null, [{ address, family: 4 }]);
+        else callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), []);
+      },
+    });
+  });
+  afterAll(async () => {
+    await fetcher?.close();
+    server?.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await t?.drop();
+  });
+
+  it('reads posting pages on www. and other hosts of the domain, honours each host\'s robots.txt, reads a page named on two hosts once, and never leaves the domain', async () => {
+    const bare = 'acme-robotics.test';
+    docs.set(`${bare}/robots.txt`, { body: 'User-agent: *\nAllow: /\n', type: 'text/plain' });
+    docs.set(`www.${bare}/robots.txt`, { body: 'User-agent: *\nAllow: /\n', type: 'text/plain' });
+    docs.set(`jobs.${bare}/robots.txt`, { body: 'User-agent: *\nDisallow: /careers/night-shift\n', type: 'text/plain' });
+    docs.set(
+      `${bare}/careers`,
+      {
+        body: html(
+          'Careers at Acme Robotics',
+          '',
+          [
+            at(`www.${bare}`, '/careers/robotics-engineer'),
+            at(`jobs.${bare}`, '/careers/warehouse-lead'),
+            at(`jobs.${bare}`, '/careers/night-shift'),
+            at(bare, '/careers/support-lead'),
+            at(`www.${bare}`, '/careers/support-lead'),
+            at(`intranet.${bare}`, '/careers/internal-only'),
+            at('acme-robotics-careers.test', '/careers/lookalike'),
+          ]
+            .map((u) => `<a href="${u}">${u}</a>`)
+            .join(' '),
+        ),
+      },
+    );
+    docs.set(`www.${bare}/careers/robotics-engineer`, { body: posting('Robotics Engineer', 'R-1') });
+    docs.set(`jobs.${bare}/careers/warehouse-lead`, { body: posting('Warehouse Lead', 'W-1') });
+    docs.set(`jobs.${bare}/careers/night-shift`, { body: posting('Night Shift Operator', 'N-1') });
+    docs.set(`${bare}/careers/support-lead`, { body: posting('Support Lead', 'S-1') });
+    docs.set(`www.${bare}/careers/support-lead`, { body: posting('Support Lead', 'S-1') });
+    docs.set('acme-robotics-careers.test/careers/lookalike', { body: posting('Lookalike Job', 'L-1') });
+
+    const deps: PipelineDeps = {
+      db: t.db,
+      connectors: createConnectors(loadConfig({}).sources, { maxPages: 20, delayMs: 0 }),
+      fetcher,
+      fx: loadFxRates(),
+      log: pino({ level: 'silent' }),
+    };
+    const id = await upsertTarget(t.db, { providerId: 'career_site', board: at(bare, '/careers'), companyName: 'Acme Robotics' });
+    const [report] = await crawlTargets(deps, await listTargets(t.db, { ids: [id] }));
+    expect(outcomes([report!])).toEqual(['fetched']);
+    const rows = await t.db.selectFrom('jobs').select(['title', 'status', 'served', 'posting_url']).where('target_id', '=', id).orderBy('title').execute();
+    expect(rows).toEqual([
+      { title: 'Robotics Engineer', status: 'live', served: true, posting_url: at(`www.${bare}`, '/careers/robotics-engineer') },
+      { title: 'Support Lead', status: 'live', served: true, posting_url: at(bare, '/careers/support-lead') },
+      { title: 'Warehouse Lead', status: 'live', served: true, posting_url: at(`jobs.${bare}`, '/careers/warehouse-lead') },
+    ]);
+    const asked = (host: string, path: string) => hits.filter((h) => h.host === host && h.path === path).length;
+    // Each host's own robots.txt was read before its pages; its rules were obeyed.
+    expect(asked(`www.${bare}`, '/robots.txt')).toBe(1);
+    expect(asked(`jobs.${bare}`, '/robots.txt')).toBe(1);
+    expect(asked(`jobs.${bare}`, '/careers/night-shift')).toBe(0);
+    // One page named on the bare and the www. host: read once, on the careers page's host.
+    expect(asked(bare, '/careers/support-lead')).toBe(1);
+    expect(asked(`www.${bare}`, '/careers/support-lead')).toBe(0);
+    // Another registrable domain is never asked; the private address never reached a socket here.
+    expect(hits.filter((h) => h.host === 'acme-robotics-careers.test')).toEqual([]);
+    expect(hits.filter((h) => h.host === `intranet.${bare}`)).toEqual([]);
   });
 });

@@ -1,11 +1,12 @@
 /**
- * The five employer ATS connectors of issue 18 (SmartRecruiters, Recruitee, Workable, Personio, Workday)
- * through the whole production path: the loopback replay server answers on each real API's paths (the
- * recorded Recruitee, Workable and Workday answers; the hand-written SmartRecruiters and Personio
- * boards), the guarded fetcher and the connector read them, enrichment, the quality gate and the
- * ledger write them. Per connector, in order: a full crawl; a recrawl with no change (a conditional
- * request answered 304 where the source supports one; Workday's POST search is read again) that
- * touches no row; each failure form (500, timeout, HTML error page, empty answer, malformed payload,
+ * The five employer ATS connectors of issue 18 (SmartRecruiters, Recruitee, Workable with both its
+ * widget and its v3 careers-page API, Personio, Workday) through the whole production path: the
+ * loopback replay server answers on each real API's paths (the recorded Recruitee, Workable widget and
+ * Workday answers; the hand-written SmartRecruiters, Personio and Workable v3 boards), the guarded
+ * fetcher and the connector read them, enrichment, the quality gate and the ledger write them. Per
+ * connector, in order: a full crawl; a recrawl with no change (a conditional request answered 304 where
+ * the source supports one: Workable v3 reads its POST list again and validates each job's details;
+ * Workday's POST search is read again) that touches no row; each failure form (500, timeout, HTML error page, empty answer, malformed payload,
  * and a failed details document for the sources that have them) changing nothing; a posting that
  * disappears closing `not_seen` after the usual count of good crawls (2 here) and coming back; a
  * closure by the source's own signal (`expired_upstream`).
@@ -43,6 +44,17 @@ interface Case {
   closeBySource(replay: ReplayServer): string[];
   /** The recrawl asks conditionally and gets 304. */
   conditional: boolean;
+  /**
+   * The path whose recrawl request carries the validator, when it is not the list's (Workable v3: the
+   * list is a POST, read again; a job's details are asked with If-None-Match).
+   */
+  validatedPath?: string;
+  /**
+   * What a second crawl of the same override answers: `fetched` for sources whose overridden answer
+   * carries no validator; `not_modified` where the connector itself recognises an unchanged list and
+   * validates the rest (Workable v3).
+   */
+  repeatOutcome?: 'fetched' | 'not_modified';
   /** A details document whose failure fails the crawl (multi-document sources). */
   detailsPath?: string;
   /** A well-formed answer of the wrong shape. */
@@ -53,6 +65,9 @@ interface Case {
 
 const recruitee = json('recruitee', 'aikidosecurity.json') as { offers: Json[] };
 const workable = json('workable', 'vasion.json') as { name: string; jobs: Json[] };
+const V3_TOKEN = 'WzE3NjM0MjQwMDAwMDAsMzY5ODMwMl0';
+const v3Jobs = [...(json('workable', 'v3', 'halcyon-bio.json') as { results: Json[] }).results, ...(json('workable', 'v3', `halcyon-bio.page-${V3_TOKEN}.json`) as { results: Json[] }).results];
+const v3Details = (shortcode: string): Json => json('workable', 'v3', 'halcyon-bio', `${shortcode}.json`);
 const personioXml = fixture('personio', 'harbourline.xml');
 const srList = json('smartrecruiters', 'LumenGrid.json') as { content: Json[] } & Json;
 const WD = 'gdit.wd5.myworkdayjobs.com/gdit/External_Career_Site';
@@ -130,6 +145,28 @@ const CASES: Case[] = [
     malformed: { json: { name: 'Vasion', jobs: 'none' } },
   },
   {
+    provider: 'workable',
+    board: 'v3:halcyon-bio',
+    listPath: '/api/v3/accounts/halcyon-bio/jobs',
+    // Five listed, one of them internal (not a public vacancy).
+    live: 4,
+    salaried: [],
+    vanishing: '8D21E4A6C5',
+    // The override answers every page of the list; one page without nextPage holds the whole list.
+    without: (id) => ({ json: { total: v3Jobs.length - 1, results: v3Jobs.filter((j) => j['shortcode'] !== id) } }),
+    closeBySource: (replay) => {
+      // Workable unpublished one job (its details answer 404) and closed another (its state says so).
+      replay.override('/api/v2/accounts/halcyon-bio/jobs/C07B5E913A', { status: 404, body: '{"error":"Not found"}', headers: { 'content-type': 'application/json' } });
+      replay.override('/api/v2/accounts/halcyon-bio/jobs/5E6D2F80B4', { json: { ...v3Details('5E6D2F80B4'), state: 'closed' } });
+      return ['C07B5E913A', '5E6D2F80B4'];
+    },
+    conditional: true,
+    validatedPath: '/api/v2/accounts/halcyon-bio/jobs/3F9A1C0B27',
+    repeatOutcome: 'not_modified',
+    detailsPath: '/api/v2/accounts/halcyon-bio/jobs/3F9A1C0B27',
+    malformed: { json: { total: 5, results: 'none' } },
+  },
+  {
     provider: 'personio',
     board: 'harbourline',
     listPath: '/personio/harbourline/xml',
@@ -181,7 +218,7 @@ describe('employer ATS connectors through the ledger', () => {
     await t?.drop();
   });
 
-  describe.each(CASES)('$provider', (c) => {
+  describe.each(CASES)('$provider:$board', (c) => {
     let target: CrawlTargetRow;
     const crawl = async () => {
       const [report] = await pipeline.crawl([target]);
@@ -232,7 +269,9 @@ describe('employer ATS connectors through the ledger', () => {
       const listRequests = pipeline.replay.requests.filter((r) => r.path.split('?')[0] === c.listPath);
       if (c.conditional) {
         expect(report.outcome).toBe('not_modified');
-        expect(listRequests[0]?.headers['if-none-match']).toMatch(/^"/);
+        const validated = c.validatedPath ? pipeline.replay.requests.filter((r) => r.path.split('?')[0] === c.validatedPath) : listRequests;
+        expect(validated[0]?.headers['if-none-match']).toMatch(/^"/);
+        if (c.validatedPath) expect(listRequests.map((r) => r.method)).toContain('POST');
       } else {
         expect(report.outcome).toBe('fetched');
         expect(listRequests[0]?.method).toBe('POST');
@@ -299,7 +338,7 @@ describe('employer ATS connectors through the ledger', () => {
       pipeline.replay.override(c.listPath, c.without(c.vanishing));
       expect((await crawl()).outcome).toBe('fetched');
       expect(await row(c.vanishing)).toMatchObject({ status: 'live', missed_crawls: 1, served: true });
-      expect((await crawl()).outcome).toBe('fetched');
+      expect((await crawl()).outcome).toBe(c.repeatOutcome ?? 'fetched');
       expect(await row(c.vanishing)).toMatchObject({ status: 'closed', closed_reason: 'not_seen', served: false });
       pipeline.replay.override(c.listPath, null);
       c.setup?.(pipeline.replay);

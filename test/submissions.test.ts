@@ -216,6 +216,30 @@ describe('submitting and verifying', () => {
   });
 });
 
+describe('a company whose domain is on the public e-mail provider list', () => {
+  it('is refused by default with a message that says how to be accepted, and submits once the operator accepts the domain', async () => {
+    const before = await counts();
+    const client = new SiteClient(base);
+    const refused = await post(client, '/public/submissions', { ...vacancy('facebook.com'), altcha: await client.altcha() });
+    expect(refused.status).toBe(422);
+    const body = (await refused.json()) as { error: string; message: string };
+    expect(body.error).toBe('bad_domain');
+    expect(body.message).toMatch(/facebook\.com is on the list of public e-mail providers.*ask the operator of this service to accept it/);
+    expect(await counts()).toEqual(before);
+
+    // The operator accepted it (JOBLEDGER_SUBMISSION_EMPLOYER_DOMAINS=facebook.com): verification at the domain as for anyone.
+    const accepting = new SubmissionDesk({ db: t.db, log: pino({ level: 'silent' }), mailer: testSiteOptions(sink, { siteUrl: base }).mailer, siteUrl: base, linkTtlSeconds: 900, employerDomains: ['FaceBook.com'] });
+    const parsed = accepting.parse(vacancy('facebook.com'));
+    expect(parsed).toMatchObject({ companyDomain: 'facebook.com', email: 'hr@facebook.com' });
+    expect(() => accepting.parse(vacancy('gmail.com'))).toThrow(/gmail\.com is on the list of public e-mail providers/);
+    await accepting.submit(parsed);
+    const mail = await sink.waitFor('hr@facebook.com', /Verify your vacancy/);
+    const published = await accepting.verify(new URL(linkIn(mail, '/submit/verify')).searchParams.get('token'));
+    expect(published).toMatchObject({ served: true });
+    expect((await publicJob(published.jobId)).status).toBe(200);
+  });
+});
+
 describe('refusals store nothing', () => {
   const cases: { name: string; body: (d: string) => Record<string, unknown>; status: number; error: string; altcha?: boolean }[] = [
     { name: 'no human-verification token', body: (d) => vacancy(d), status: 403, error: 'verification_failed', altcha: false },

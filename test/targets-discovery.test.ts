@@ -36,6 +36,14 @@ const PAGES: Record<string, { html: string; expect: [string, string][] }> = {
   '/smartrecruiters': { html: page('<a href="https://jobs.smartrecruiters.com/AcmeRoboticsGmbH">Jobs</a>'), expect: [['smartrecruiters', 'AcmeRoboticsGmbH']] },
   '/recruitee': { html: page('<script>window.rtapp = { url: "https://acmerobotics.recruitee.com/api/offers/" };</script>'), expect: [['recruitee', 'acmerobotics']] },
   '/workable': { html: page('<script src="https://apply.workable.com/embed/v1/accounts/acme/jobs.js"></script><a href="https://apply.workable.com/acme/">Careers</a>'), expect: [['workable', 'acme']] },
+  // A custom careers page reading the hosted careers page's v3 API itself (and linking the hosted page).
+  '/workable-v3': {
+    html: page(
+      '<ul id="jobs"></ul><a href="https://apply.workable.com/halcyon-bio/">All openings</a>' +
+        '<script>fetch("https://apply.workable.com/api/v3/accounts/halcyon-bio/jobs", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" }).then((r) => r.json()).then(show);</script>',
+    ),
+    expect: [['workable', 'v3:halcyon-bio']],
+  },
   '/personio': { html: page('<iframe src="https://acme-robotics.jobs.personio.de/?language=de"></iframe>'), expect: [['personio', 'acme-robotics']] },
   '/workday': { html: page('<a href="https://acme.wd5.myworkdayjobs.com/en-US/Acme_Careers">Search jobs</a>'), expect: [['workday', 'acme.wd5.myworkdayjobs.com/acme/Acme_Careers']] },
   '/jsonld': {

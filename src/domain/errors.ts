@@ -84,11 +84,16 @@ export class ApiError extends Error {
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
   readonly extra: Readonly<Record<string, unknown>>;
+  /**
+   * The request field the error is about (a form's `name`, e.g. `apply_url`), so a page can mark that
+   * field; not part of the JSON body, whose message already names it.
+   */
+  readonly field: string | undefined;
 
   constructor(
     code: ErrorCode,
     message: string,
-    options: { headers?: Record<string, string>; extra?: Record<string, unknown> } = {},
+    options: { headers?: Record<string, string>; extra?: Record<string, unknown>; field?: string } = {},
   ) {
     super(message);
     this.name = 'ApiError';
@@ -96,6 +101,7 @@ export class ApiError extends Error {
     this.status = ERROR_STATUS[code];
     this.headers = options.headers ?? {};
     this.extra = options.extra ?? {};
+    this.field = options.field;
   }
 }
 

@@ -6,6 +6,7 @@ import {
   decideTransition,
   DEFAULT_ABSENCE_POLICY,
   planCrawl,
+  planCopyWithholding,
   planOptoutWithholding,
   planUnchangedBoard,
   decideRepostCount,
@@ -251,6 +252,23 @@ describe('planning a verified opt-out', () => {
     expect(plan).toEqual({
       withhold: ['served', 'gated', 'closed'],
       verdict: { verdict: 'optout_hidden', ruleId: 'employer.opted_out' },
+      events: [{ jobId: 'served', change: 'withdrawn' }],
+    });
+  });
+});
+
+describe('withholding the copies of a vacancy another provider supersedes', () => {
+  it('removes served and gated copies with withdrawn events for the served, and leaves removed or hidden rows their verdict', () => {
+    const plan = planCopyWithholding([
+      { id: 'served', served: true, verdict: 'live', ruleId: null },
+      { id: 'gated', served: false, verdict: 'quality_gated', ruleId: 'apply_url.missing' },
+      { id: 'staffing', served: false, verdict: 'live', ruleId: null },
+      { id: 'hidden', served: false, verdict: 'optout_hidden', ruleId: 'employer.opted_out' },
+      { id: 'already', served: false, verdict: 'quality_removed', ruleId: 'source.superseded' },
+    ]);
+    expect(plan).toEqual({
+      withhold: ['served', 'gated', 'staffing'],
+      verdict: { verdict: 'quality_removed', ruleId: 'source.superseded' },
       events: [{ jobId: 'served', change: 'withdrawn' }],
     });
   });

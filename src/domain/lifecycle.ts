@@ -14,7 +14,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { NormalizedJob } from './posting.ts';
-import { OPTOUT_RULE_ID, type QualityVerdict, type QualityVerdictKind } from './quality.ts';
+import { OPTOUT_RULE_ID, SUPERSEDED_RULE_ID, type QualityVerdict, type QualityVerdictKind } from './quality.ts';
 import { jobSlug } from './slug.ts';
 import type { ChangeKind, ClosedReason, WithheldKind } from './vocabulary.ts';
 
@@ -460,16 +460,16 @@ export function planUnchangedBoard(rows: readonly UnchangedBoardRow[], now: Date
   return plan;
 }
 
-/** A row of an employer that a verified opt-out now covers, as the ledger holds it. */
-export interface OptoutCandidate {
+/** A row a withholding outside a crawl may cover (an employer's opt-out, a copy of another provider's vacancy), as the ledger holds it. */
+export interface WithholdingCandidate {
   id: string;
   served: boolean;
   verdict: QualityVerdictKind;
   ruleId: string | null;
 }
 
-/** What recording a verified opt-out does to the employer's rows (see {@link planOptoutWithholding}). */
-export interface OptoutPlan {
+/** What a withholding outside a crawl does to the rows it covers ({@link planOptoutWithholding}, {@link planCopyWithholding}). */
+export interface WithholdingPlan {
   /** Ids of the rows to withhold with {@link verdict}. */
   withhold: string[];
   verdict: QualityVerdict;
@@ -478,12 +478,28 @@ export interface OptoutPlan {
 }
 
 /**
+ * Withhold at once the rows that became copies of a vacancy another provider now has (rule
+ * `source.superseded`, withheld kind `quality_removed`), as the quality gate will on their provider's
+ * next crawl. Only rows the gate would serve or hold as reversible doubt (verdict `live` or
+ * `quality_gated`) change; rows already removed or hidden by an opt-out keep their stronger or earlier
+ * verdict. Pure.
+ */
+export function planCopyWithholding(rows: readonly WithholdingCandidate[]): WithholdingPlan {
+  const affected = rows.filter((r) => r.verdict === 'live' || r.verdict === 'quality_gated');
+  return {
+    withhold: affected.map((r) => r.id),
+    verdict: { verdict: 'quality_removed', ruleId: SUPERSEDED_RULE_ID },
+    events: affected.filter((r) => r.served).map((r) => ({ jobId: r.id, change: 'withdrawn' as const })),
+  };
+}
+
+/**
  * Withhold an opted-out employer's rows at once (spec: withheld kind `optout_hidden`, "a verified
  * employer opt-out"), as the quality gate will on every later crawl. Rows already hidden by an opt-out
  * are left alone, and so are rows removed because their source is never redistributed: that is the
  * stronger verdict (the gate checks it first too). Pure.
  */
-export function planOptoutWithholding(rows: readonly OptoutCandidate[]): OptoutPlan {
+export function planOptoutWithholding(rows: readonly WithholdingCandidate[]): WithholdingPlan {
   const affected = rows.filter((r) => r.verdict !== 'optout_hidden' && r.ruleId !== 'source.not_redistributable');
   return {
     withhold: affected.map((r) => r.id),

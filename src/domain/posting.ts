@@ -71,7 +71,9 @@ export interface SourcePosting {
   /**
    * Who posted it, when the source itself shows the poster is not the employer: a career site whose
    * JobPosting names another `hiringOrganization` than the site's owner publishes for others
-   * (`jobboard`, or `staffing` when the owner is an agency). Unset: the enrichment's own evidence decides.
+   * (`jobboard`, or `staffing` when the owner is an agency); Jobsuche lists a staffing firm's offer only
+   * with its temporary-work and placement-agency filters on (`staffing`). Recorded with the poster rule
+   * `poster.source_stated`. Unset: the enrichment's own evidence decides.
    */
   poster?: PosterType;
   /** Hints for classification that are not themselves served (department, team, occupation series). */

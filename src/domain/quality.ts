@@ -21,6 +21,8 @@ export interface QualityVerdict {
 export const QUALITY_RULE_IDS = [
   'source.not_redistributable',
   'employer.opted_out',
+  // The same vacancy has a row from a provider that supersedes this one (connector descriptor `supersedes`).
+  'source.superseded',
   'apply_url.missing',
   'apply_url.job_board',
   'apply_url.other_board',
@@ -30,6 +32,9 @@ export const QUALITY_RULE_IDS = [
   'submission.rejected',
 ] as const;
 export type QualityRuleId = (typeof QUALITY_RULE_IDS)[number];
+
+/** The rule that removes a copy of a vacancy another provider serves (withheld kind quality_removed). */
+export const SUPERSEDED_RULE_ID: QualityRuleId = 'source.superseded';
 
 /** The rule that hides every row of an employer with a verified opt-out (withheld kind optout_hidden). */
 export const OPTOUT_RULE_ID: QualityRuleId = 'employer.opted_out';

@@ -179,9 +179,10 @@ export function enrichPosting(posting: SourcePosting, provider: ProviderProfile,
     job.descriptionText = description.text;
   }
   if (salary) job.salary = salary;
-  // A connector that knows who published the page (career_site's hiringOrganization) states the poster
-  // type; otherwise the rules judge the row.
-  const poster = posting.poster ? { posterType: posting.poster, ruleId: undefined } : findPosterType({ companyName: job.companyName, companyDomain: job.companyDomain, providerType: provider.providerType, descriptionText: description?.text });
+  // A connector that knows who published the posting (career_site's hiringOrganization, Jobsuche's
+  // staffing filters) states the poster type, and the row records that the source said so; otherwise
+  // the rules judge the row.
+  const poster = posting.poster ? { posterType: posting.poster, ruleId: 'poster.source_stated' as const } : findPosterType({ companyName: job.companyName, companyDomain: job.companyDomain, providerType: provider.providerType, descriptionText: description?.text });
   if (poster) {
     job.posterType = poster.posterType;
     if (poster.ruleId) job.posterRuleId = poster.ruleId;

@@ -115,6 +115,9 @@ export const POSTER_RULE_IDS = [
   'poster.board_client_wording',
   'poster.board_portfolio',
   'poster.board_many_employers',
+  // The source itself says who posted it (SourcePosting.poster): Jobsuche lists the offer only with its
+  // temporary-work/placement-agency filters on; a career page's JobPosting names another hiringOrganization.
+  'poster.source_stated',
   // A row whose writer named no rule (rows stored before migration 016, hand-built test rows).
   'poster.unrecorded',
 ] as const;

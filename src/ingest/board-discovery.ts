@@ -15,7 +15,7 @@
  * | lever | `jobs.lever.co/{site}`, `jobs.eu.lever.co/{site}`, `api.lever.co/v0/postings/{site}` |
  * | smartrecruiters | `jobs.smartrecruiters.com/{company}`, `careers.smartrecruiters.com/{company}`, `api.smartrecruiters.com/v1/companies/{company}` |
  * | recruitee | `{company}.recruitee.com` |
- * | workable | `apply.workable.com/{account}`, `apply.workable.com/api/v{n}/accounts/{account}`, `{account}.workable.com` |
+ * | workable | `apply.workable.com/{account}`, `apply.workable.com/api/v1/widget/accounts/{account}`, `apply.workable.com/api/v{n}/accounts/{account}`, `{account}.workable.com`: board `{account}` (the widget API); `apply.workable.com/api/v3/accounts/{account}` (a page that reads the careers-page API itself): board `v3:{account}`, which then replaces the account's widget board |
  * | personio | `{company}.jobs.personio.de`, `{company}.jobs.personio.com` |
  * | workday | `{tenant}.wd{n}.myworkdayjobs.com/[{locale}/]{site}`, `…/wday/cxs/{tenant}/{site}`: board `{host}/{tenant}/{site}` |
  */
@@ -85,9 +85,11 @@ export function boardOfUrl(raw: string): Omit<DiscoveredBoard, 'evidence'> | und
       return at('smartrecruiters', token(path[0]));
     case 'api.smartrecruiters.com':
       return path[0] === 'v1' && path[1] === 'companies' ? at('smartrecruiters', token(path[2])) : undefined;
-    case 'apply.workable.com':
-      if (path[0] === 'api') return path[2] === 'accounts' ? at('workable', token(path[3])) : undefined;
-      return at('workable', token(path[0]));
+    case 'apply.workable.com': {
+      if (path[0] !== 'api') return at('workable', token(path[0]));
+      const account = path[2] === 'accounts' ? token(path[3]) : path[2] === 'widget' && path[3] === 'accounts' ? token(path[4]) : undefined;
+      return at('workable', account && path[1] === 'v3' ? `v3:${account}` : account);
+    }
   }
   const sub = /^([a-z0-9][a-z0-9-]*)\.(recruitee\.com|workable\.com|jobs\.personio\.(?:de|com))$/.exec(host);
   if (sub && !['www', 'app', 'api', 'apply', 'careers', 'jobs'].includes(sub[1]!)) {
@@ -152,8 +154,11 @@ export function discoverBoardsInPage(html: string, pageUrl: string): DiscoveredB
     seen.add(key);
     found.push({ ...board, evidence: url });
   }
-  if (found.length === 0 && readPage(html).postings.length > 0) found.push({ provider: 'career_site', board: pageUrl, evidence: `${pageUrl} (JobPosting JSON-LD)` });
-  return found;
+  // One target per Workable account: a page that reads the v3 API itself names that board, not the widget's.
+  const v3 = new Set(found.filter((b) => b.provider === 'workable' && b.board.startsWith('v3:')).map((b) => b.board.slice(3).toLowerCase()));
+  const named = found.filter((b) => b.provider !== 'workable' || b.board.startsWith('v3:') || !v3.has(b.board.toLowerCase()));
+  if (named.length === 0 && readPage(html).postings.length > 0) named.push({ provider: 'career_site', board: pageUrl, evidence: `${pageUrl} (JobPosting JSON-LD)` });
+  return named;
 }
 
 /**

@@ -105,6 +105,14 @@ export interface ConnectorDescriptor<Id extends string = string> {
    * employer's own (career_site: a company's careers page often links to its ATS board).
    */
   applyHosts: { ats?: readonly string[]; atsSubdomain?: readonly string[]; atsAnyPath?: readonly string[]; agency?: readonly string[]; anyAts?: boolean };
+  /**
+   * Providers whose postings are copies of this one's when they carry the same source posting id: the
+   * same vacancy read through a lesser channel (USAJOBS: the Search API supersedes the mirror of
+   * announcement files; both name an announcement by its control number). A copy is stored withheld
+   * (`quality_removed`, rule `source.superseded`) as soon as this provider has a row for that id, so
+   * one vacancy is served once, from here.
+   */
+  supersedes?: readonly string[];
   /** How the replay server answers on the real API's paths; absent when the connector has no bundled feed. */
   replay?: {
     /** Matches a request path; group 1 is the board (file stem) unless `file` is given. */

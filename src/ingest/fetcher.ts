@@ -107,9 +107,18 @@ export const MAX_REDIRECTS = 5;
 export const RETRY_AFTER_CAP_MS = 60_000;
 
 /** Knobs that are not operator settings; tests use them to keep waits short. */
+/** How host names become addresses: `dns.lookup` with `all: true` (the system resolver) unless tuned. */
+export type HostResolver = (hostname: string, options: dns.LookupAllOptions, callback: (err: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void) => void;
+
 export interface FetcherTuning {
   /** Cap on a `Retry-After` wait, milliseconds. Default {@link RETRY_AFTER_CAP_MS}. */
   retryAfterCapMs?: number;
+  /**
+   * The resolver of host names (default the system's, `dns.lookup`). Every address it returns is
+   * still checked by the SSRF guard before a connection is made. Tests give one that names a loopback
+   * site under real host names (`www.example.test`), which the system resolver cannot.
+   */
+  resolve?: HostResolver;
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -134,9 +143,9 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.
  * refuses the connection if ANY resolved address is not allowed on that port (a hostname that also
  * resolves to 127.0.0.1 is not trusted for its other addresses either).
  */
-function guardedLookup(policy: AddressPolicy, port: number) {
+function guardedLookup(policy: AddressPolicy, port: number, resolve: HostResolver) {
   return (hostname: string, options: dns.LookupOptions, callback: LookupCallback): void => {
-    dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
+    resolve(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) {
         callback(err, '');
         return;
@@ -180,13 +189,13 @@ function urlPort(url: URL): number {
  * admit an address on one port only, and the lookup itself does not learn the port. One connector
  * (and TLS session cache) per port; a fetcher talks to few ports.
  */
-function guardedConnector(policy: AddressPolicy, timeoutMs: number): buildConnector.connector {
+function guardedConnector(policy: AddressPolicy, timeoutMs: number, resolve: HostResolver): buildConnector.connector {
   const byPort = new Map<number, buildConnector.connector>();
   return (options, callback) => {
     const port = Number(options.port) || (options.protocol === 'https:' ? 443 : 80);
     let connector = byPort.get(port);
     if (!connector) {
-      connector = buildConnector({ lookup: guardedLookup(policy, port), timeout: timeoutMs });
+      connector = buildConnector({ lookup: guardedLookup(policy, port, resolve), timeout: timeoutMs });
       byPort.set(port, connector);
     }
     connector(options, callback);
@@ -319,7 +328,7 @@ export function createFetcher(config: FetchConfig, log?: Logger, tuning: Fetcher
   const policy = createAddressPolicy(config.allow);
   const retryAfterCapMs = tuning.retryAfterCapMs ?? RETRY_AFTER_CAP_MS;
   const agent = new Agent({
-    connect: guardedConnector(policy, config.timeoutMs),
+    connect: guardedConnector(policy, config.timeoutMs, tuning.resolve ?? ((hostname, options, callback) => dns.lookup(hostname, options, callback))),
     headersTimeout: config.timeoutMs,
     bodyTimeout: config.timeoutMs,
   });

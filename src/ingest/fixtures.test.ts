@@ -28,6 +28,7 @@ describe('fixtures', () => {
     const boards = [
       'recruitee:aikidosecurity',
       'workable:vasion',
+      'workable:v3:halcyon-bio',
       'workday:gdit.wd5.myworkdayjobs.com/gdit/External_Career_Site',
       'smartrecruiters:LumenGrid',
       'personio:harbourline',

@@ -11,13 +11,14 @@ import { boardContext, enrichPosting, type ProviderProfile } from '../enrich/enr
 import type { FxRates } from '../enrich/fx.ts';
 import { applyBoardPosterType, type BoardPosterEvidence } from '../enrich/intermediary.ts';
 import { DEFAULT_ABSENCE_POLICY, type AbsencePolicy, type CrawlCounts, type LedgerPosting } from '../domain/lifecycle.ts';
-import { applyCrawl, applyUnchangedBoard, closeProvedDead, liveRowsBySourceIds, missingRowsToProbe } from '../store/ledger.ts';
+import { applyCrawl, applyUnchangedBoard, closeProvedDead, liveRowsBySourceIds, missingRowsToProbe, sourceIdsHeldBy, withholdCopies } from '../store/ledger.ts';
 import { acquireCrawlLease, crawlLeaseHolder, recordCrawlRun, releaseCrawlLease, renewCrawlLease, toCrawlTarget } from '../store/crawl-targets.ts';
 import { isOptedOut } from '../domain/employer.ts';
 import { loadActiveOptouts } from '../store/optouts.ts';
 import { listProviders } from '../store/providers.ts';
 import type { CrawlTargetRow, DB } from '../store/schema.ts';
 import { CrawlError, type Connector, type ConnectorId } from './connector.ts';
+import { supersededProviders, supersedingProviders } from './connectors/registry.ts';
 import { leaseOwnerIsDead, PROCESS_LEASE_OWNER } from './crawl-lease.ts';
 import type { Fetcher } from './fetcher.ts';
 import type { PostingProbe } from './posting-probe.ts';
@@ -225,6 +226,8 @@ async function crawlLeased(deps: PipelineDeps, providers: Map<string, ProviderIn
   try {
     // Read per crawl, so an opt-out recorded while the worker runs applies from the next board on.
     const optouts = await loadActiveOptouts(deps.db);
+    // Copies of vacancies a superseding provider has (the USAJOBS mirror's of the Search API's).
+    const copies = await sourceIdsHeldBy(deps.db, supersedingProviders(provider.id), outcome.postings.map((p) => p.sourcePostingId));
     const board = boardContext(outcome.postings);
     const enriched = outcome.postings.map((posting) => ({ posting, job: enrichPosting(posting, provider, deps.fx, board) }));
     // An intermediary's board is judged as a whole (issue 15 class 2): its rows get the board's poster type.
@@ -238,6 +241,7 @@ async function crawlLeased(deps: PipelineDeps, providers: Map<string, ProviderIn
         board: target.board,
         companyDomain: target.companyDomain,
         optedOut: isOptedOut(optouts, { name: job.companyName, domain: job.companyDomain }),
+        supersededCopy: copies.has(job.sourcePostingId),
         now: startedAt,
       });
       return { job, verdict };
@@ -254,6 +258,19 @@ async function crawlLeased(deps: PipelineDeps, providers: Map<string, ProviderIn
     counts = await applyCrawl(deps.db, { targetId: target.id, providerId: provider.id, postings, now: startedAt, absence });
   } catch (error) {
     return fail('ledger', (error as Error).message);
+  }
+  // This provider's vacancies supersede other providers' copies of them: those are withheld now, not
+  // only at their own provider's next crawl, so one vacancy is never served twice.
+  const superseded = supersededProviders(provider.id);
+  if (superseded.length > 0 && good) {
+    try {
+      // Counted in the log, not in this board's counts: the rows are other providers'.
+      const copies = await withholdCopies(deps.db, superseded, postings.map((p) => p.job.sourcePostingId), clock());
+      if (copies.hidden > 0) log.info({ superseded, ...copies }, 'withheld the copies of this board\'s vacancies that other providers carry');
+    } catch (error) {
+      // The crawl itself is written; the copies are withheld by their own provider's next crawl.
+      log.warn({ err: error }, 'could not withhold the copies of this board\'s vacancies');
+    }
   }
   const probes = good ? await probeMissing(deps, target.id, clock) : { probed: 0, provedDead: 0 };
   // Postings the source proved dead itself in this crawl (a career page gone or without its

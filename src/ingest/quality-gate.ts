@@ -7,6 +7,9 @@
  * - `source.not_redistributable` → quality_removed: the provider is discovery-only or not redistributable
  *   (the job-board feeds Remotive, Himalayas and Arbeitnow: their rows are never served).
  * - `employer.opted_out` → optout_hidden: the employer has a verified opt-out (store/optouts.ts).
+ * - `source.superseded` → quality_removed: a provider that supersedes this one (connector descriptor
+ *   `supersedes`) has a row for the same source posting id: this is a copy of a vacancy served from
+ *   there (the `usajobs` mirror's copy of an announcement the USAJOBS Search API has).
  * - `apply_url.missing` → quality_gated: no apply link (reversible doubt).
  * - `apply_url.job_board` → quality_removed: the link goes to a known job board or aggregator.
  * - `apply_url.other_board` → quality_removed: the link is on the provider's ATS host but another board.
@@ -18,7 +21,7 @@
  * employer's own site.
  */
 import type { NormalizedJob } from '../domain/posting.ts';
-import { OPTOUT_RULE_ID, type QualityVerdict } from '../domain/quality.ts';
+import { OPTOUT_RULE_ID, SUPERSEDED_RULE_ID, type QualityVerdict } from '../domain/quality.ts';
 import { applyHosts } from './connectors/registry.ts';
 
 /** Clock skew tolerated before a `posted_at` counts as future: 10 minutes. */
@@ -35,6 +38,8 @@ export interface GateContext {
   companyDomain?: string;
   /** The posting's employer has an active, verified opt-out. */
   optedOut?: boolean;
+  /** A provider superseding this one has a row for the same source posting id (see `source.superseded`). */
+  supersededCopy?: boolean;
   now: Date;
   /**
    * The apply hosts to judge by, when they are not the provider's own connector's: a direct submission
@@ -83,6 +88,7 @@ export function judgePosting(job: NormalizedJob, ctx: GateContext): QualityVerdi
     return { verdict: 'quality_removed', ruleId: 'source.not_redistributable' };
   }
   if (ctx.optedOut) return { verdict: 'optout_hidden', ruleId: OPTOUT_RULE_ID };
+  if (ctx.supersededCopy) return { verdict: 'quality_removed', ruleId: SUPERSEDED_RULE_ID };
   if (!job.applyUrl) return { verdict: 'quality_gated', ruleId: 'apply_url.missing' };
 
   const url = new URL(job.applyUrl);

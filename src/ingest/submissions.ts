@@ -75,7 +75,10 @@ const DAY_MS = 24 * 3600 * 1000;
 
 /**
  * Domains where anyone can get an address (the `email-providers` list, ISC): an address there proves
- * nothing about an employer, so such a domain is no company domain here.
+ * nothing about an employer, so such a domain is no company domain here, unless the operator has
+ * accepted it as an employer's own (`JOBLEDGER_SUBMISSION_EMPLOYER_DOMAINS`). The list is broad and
+ * partly historical: it names companies whose public mail service ended or never was open to all
+ * (facebook.com, alibaba.com, berlin.de, nus.edu.sg), whose staff can only submit once accepted.
  */
 const PUBLIC_MAIL_DOMAINS: ReadonlySet<string> = new Set(emailProviders as string[]);
 
@@ -107,6 +110,11 @@ export interface SubmissionDeskDeps {
   logLinks?: boolean;
   /** The indicative FX rates for `salary_min_annual_eur` (default: the newest stored over the bundled history). */
   fx?: () => Promise<FxRates>;
+  /**
+   * Company domains the operator accepts although the public e-mail provider list names them
+   * (`JOBLEDGER_SUBMISSION_EMPLOYER_DOMAINS`: addresses there are given to the company's staff only).
+   */
+  employerDomains?: readonly string[];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -120,8 +128,8 @@ const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u200b-\u20
 function rawText(body: Record<string, unknown>, name: string, max: number): string | undefined {
   const value = body[name];
   if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string') throw new ApiError('bad_input', `"${name}" must be text.`);
-  if (value.length > max) throw new ApiError('bad_input', `"${name}" is longer than ${max} characters.`);
+  if (typeof value !== 'string') throw new ApiError('bad_input', `"${name}" must be text.`, { field: name });
+  if (value.length > max) throw new ApiError('bad_input', `"${name}" is longer than ${max} characters.`, { field: name });
   return value;
 }
 
@@ -132,18 +140,18 @@ function lineField(body: Record<string, unknown>, name: string, max: number): st
 
 function requiredLine(body: Record<string, unknown>, name: string, max: number, example: string): string {
   const value = lineField(body, name, max);
-  if (!value) throw new ApiError('bad_input', `"${name}" is required, e.g. ${example}.`);
+  if (!value) throw new ApiError('bad_input', `"${name}" is required, e.g. ${example}.`, { field: name });
   return value;
 }
 
 function choice<T extends string>(body: Record<string, unknown>, name: string, values: readonly T[], required: boolean): T | null {
   const value = lineField(body, name, 40);
   if (!value) {
-    if (required) throw new ApiError('bad_input', `"${name}" is required: one of ${values.join(', ')}.`);
+    if (required) throw new ApiError('bad_input', `"${name}" is required: one of ${values.join(', ')}.`, { field: name });
     return null;
   }
   const found = values.find((v) => v.toLowerCase() === value.toLowerCase());
-  if (!found) throw new ApiError('bad_input', `"${name}" must be one of ${values.join(', ')}.`);
+  if (!found) throw new ApiError('bad_input', `"${name}" must be one of ${values.join(', ')}.`, { field: name });
   return found;
 }
 
@@ -151,9 +159,9 @@ function amount(body: Record<string, unknown>, name: string): number | null {
   const raw = body[name];
   if (raw === undefined || raw === null || raw === '') return null;
   const text = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim().replace(/[\s,_']/g, '') : undefined;
-  if (text === undefined || !/^\d{1,10}(\.\d{1,2})?$/.test(text)) throw new ApiError('bad_input', `"${name}" must be a positive amount such as 65000 or 32.50.`);
+  if (text === undefined || !/^\d{1,10}(\.\d{1,2})?$/.test(text)) throw new ApiError('bad_input', `"${name}" must be a positive amount such as 65000 or 32.50.`, { field: name });
   const value = Number(text);
-  if (!(value > 0) || value > MAX_SALARY) throw new ApiError('bad_input', `"${name}" must be more than 0 and at most ${MAX_SALARY}.`);
+  if (!(value > 0) || value > MAX_SALARY) throw new ApiError('bad_input', `"${name}" must be more than 0 and at most ${MAX_SALARY}.`, { field: name });
   return value;
 }
 
@@ -164,19 +172,28 @@ function salary(body: Record<string, unknown>): Pick<SubmissionContent, 'salary_
   const currencyText = lineField(body, 'salary_currency', 10).toUpperCase();
   const period = choice(body, 'salary_period', SALARY_PERIODS, false);
   if (min === null && max === null) return { salary_min: null, salary_max: null, salary_currency: null, salary_period: null };
-  if (min === null) throw new ApiError('bad_input', '"salary_min" is required when a salary is stated (give the same amount twice for a single figure).');
-  if (max !== null && max < min) throw new ApiError('bad_input', '"salary_max" must not be less than "salary_min".');
-  if (!currencyText || !isFxCurrency(currencyText)) throw new ApiError('bad_input', '"salary_currency" is required with a salary: an ISO 4217 code such as EUR, USD or GBP.');
-  if (!period) throw new ApiError('bad_input', `"salary_period" is required with a salary: one of ${SALARY_PERIODS.join(', ')}.`);
+  if (min === null) throw new ApiError('bad_input', '"salary_min" is required when a salary is stated (give the same amount twice for a single figure).', { field: 'salary_min' });
+  if (max !== null && max < min) throw new ApiError('bad_input', '"salary_max" must not be less than "salary_min".', { field: 'salary_max' });
+  if (!currencyText || !isFxCurrency(currencyText)) throw new ApiError('bad_input', '"salary_currency" is required with a salary: an ISO 4217 code such as EUR, USD or GBP.', { field: 'salary_currency' });
+  if (!period) throw new ApiError('bad_input', `"salary_period" is required with a salary: one of ${SALARY_PERIODS.join(', ')}.`, { field: 'salary_period' });
   return { salary_min: min, salary_max: max, salary_currency: currencyText, salary_period: period };
 }
 
-/** The employer's own registrable domain. @throws ApiError bad_domain. */
-function companyDomainOf(body: Record<string, unknown>): string {
+/**
+ * The employer's own registrable domain: not one where anyone can get an address, unless the operator
+ * accepted it (`employerDomains`, bare domains). @throws ApiError bad_domain.
+ */
+function companyDomainOf(body: Record<string, unknown>, employerDomains: ReadonlySet<string>): string {
   const raw = lineField(body, 'company_domain', 253);
   const domain = raw ? bareDomain(raw) : undefined;
-  if (!domain) throw new ApiError('bad_domain', '"company_domain" must be the employer\'s domain name, e.g. example.com.');
-  if (PUBLIC_MAIL_DOMAINS.has(domain)) throw new ApiError('bad_domain', `${domain} is a public e-mail provider, not an employer's domain: submit with the company's own domain.`);
+  if (!domain) throw new ApiError('bad_domain', '"company_domain" must be the employer\'s domain name, e.g. example.com.', { field: 'company_domain' });
+  if (PUBLIC_MAIL_DOMAINS.has(domain) && !employerDomains.has(domain)) {
+    throw new ApiError(
+      'bad_domain',
+      `${domain} is on the list of public e-mail providers, where anyone can get an address, so an address there cannot show that you speak for an employer. Submit with your company's own domain; if ${domain} is your company's and its addresses are given to staff only, ask the operator of this service to accept it.`,
+      { field: 'company_domain' },
+    );
+  }
   return domain;
 }
 
@@ -191,15 +208,15 @@ function hostWithin(host: string, domain: string): boolean {
  */
 export function checkApplyUrl(input: string, companyDomain: string): string {
   const example = `e.g. https://${companyDomain}/careers/apply or your board on a known applicant-tracking system`;
-  if (!input || !URL.canParse(input)) throw new ApiError('bad_apply_url', `"apply_url" must be the full address of your application page, ${example}.`);
+  if (!input || !URL.canParse(input)) throw new ApiError('bad_apply_url', `"apply_url" must be the full address of your application page, ${example}.`, { field: 'apply_url' });
   const url = new URL(input);
   if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password || url.port) {
-    throw new ApiError('bad_apply_url', `"apply_url" must be an http or https address without user name, password or port, ${example}.`);
+    throw new ApiError('bad_apply_url', `"apply_url" must be an http or https address without user name, password or port, ${example}.`, { field: 'apply_url' });
   }
   const host = url.hostname.toLowerCase().replace(/\.$/, '');
   const ats = applyHosts('career_site').anyAts;
   if (!hostWithin(host, companyDomain) && !ats.some((d) => hostWithin(host, d))) {
-    throw new ApiError('bad_apply_url', `"apply_url" must be on ${companyDomain} or a known applicant-tracking system (such as Ashby, Greenhouse or Lever); ${host} is neither.`);
+    throw new ApiError('bad_apply_url', `"apply_url" must be on ${companyDomain} or a known applicant-tracking system (such as Ashby, Greenhouse or Lever); ${host} is neither.`, { field: 'apply_url' });
   }
   return url.href;
 }
@@ -216,7 +233,7 @@ export function parseContent(body: Record<string, unknown>, companyDomain: strin
   const employmentType: EmploymentType | null = choice(body, 'employment_type', EMPLOYMENT_TYPES, true);
   const remote: Remote | null = choice(body, 'remote', REMOTE_VALUES, false);
   const description = (rawText(body, 'description', SUBMISSION_LIMITS.description) ?? '').replace(/\r\n?/g, '\n').replace(CONTROL, '').trim();
-  if (description.length < 20) throw new ApiError('bad_input', '"description" is required: describe the job in at least 20 characters.');
+  if (description.length < 20) throw new ApiError('bad_input', '"description" is required: describe the job in at least 20 characters.', { field: 'description' });
   const applyUrl = checkApplyUrl(lineField(body, 'apply_url', SUBMISSION_LIMITS.applyUrl), companyDomain);
   return { company_name: company, title, location, employment_type: employmentType!, remote, description, apply_url: applyUrl, ...salary(body) };
 }
@@ -224,15 +241,16 @@ export function parseContent(body: Record<string, unknown>, companyDomain: strin
 /**
  * Check a new submission: the vacancy, the company's domain and an address at it (the domain or a
  * subdomain). Nothing is stored by a refused submission.
+ * @param employerDomains company domains accepted although public e-mail providers (see {@link SubmissionDeskDeps.employerDomains}).
  * @throws ApiError bad_input, bad_domain, bad_email, email_not_at_domain or bad_apply_url.
  */
-export function parseSubmission(body: Record<string, unknown>): ParsedSubmission {
-  const companyDomain = companyDomainOf(body);
+export function parseSubmission(body: Record<string, unknown>, employerDomains: ReadonlySet<string> = new Set()): ParsedSubmission {
+  const companyDomain = companyDomainOf(body, employerDomains);
   const content = parseContent(body, companyDomain);
   const email = normalizeEmail(body.email);
-  if (!email) throw new ApiError('bad_email', '"email" must be your e-mail address at the company, such as hr@example.com.');
+  if (!email) throw new ApiError('bad_email', '"email" must be your e-mail address at the company, such as hr@example.com.', { field: 'email' });
   if (!hostWithin(emailDomain(email), companyDomain)) {
-    throw new ApiError('email_not_at_domain', `The verification goes to an address at ${companyDomain}; ${email} is not one.`);
+    throw new ApiError('email_not_at_domain', `The verification goes to an address at ${companyDomain}; ${email} is not one.`, { field: 'email' });
   }
   return { content, email, companyDomain };
 }
@@ -262,16 +280,18 @@ const LINK_INVALID = 'This link is unknown or no longer valid: use the newest li
 export class SubmissionDesk {
   readonly #deps: SubmissionDeskDeps;
   readonly #fx: () => Promise<FxRates>;
+  readonly #employerDomains: ReadonlySet<string>;
 
   constructor(deps: SubmissionDeskDeps) {
     this.#deps = deps;
+    this.#employerDomains = new Set((deps.employerDomains ?? []).map((d) => bareDomain(d)).filter((d): d is string => d !== undefined));
     const bundled = loadFxRates();
     this.#fx = deps.fx ?? (() => currentFxRates(deps.db, bundled));
   }
 
   /** {@link parseSubmission}, for the website's port. */
   parse(body: Record<string, unknown>): ParsedSubmission {
-    return parseSubmission(body);
+    return parseSubmission(body, this.#employerDomains);
   }
 
   /**

@@ -484,7 +484,7 @@ async function submissionDesk(rt: Awaited<ReturnType<typeof openRuntime>>) {
   const { config, log, database } = rt;
   const mailer = createMailer({ smtpUrl: config.site.smtpUrl, from: config.site.mailFrom, outboxDir: path.join(config.dataDir, 'outbox'), log });
   const siteUrl = (config.site.url ?? `http://localhost:${config.port}`).replace(/\/+$/, '');
-  return { mailer, desk: new SubmissionDesk({ db: database.db, log, mailer, siteUrl, linkTtlSeconds: config.site.linkTtlSeconds, logLinks: mailer.kind === 'outbox' }) };
+  return { mailer, desk: new SubmissionDesk({ db: database.db, log, mailer, siteUrl, linkTtlSeconds: config.site.linkTtlSeconds, logLinks: mailer.kind === 'outbox', employerDomains: config.site.employerDomains }) };
 }
 
 submissionsCommand

@@ -85,7 +85,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     if (mailer.kind === 'outbox') log.info({ outbox: path.join(config.dataDir, 'outbox') }, 'no JOBLEDGER_SMTP_URL: e-mails are written to the outbox and sign-in links printed here');
     const siteUrl = (config.site.url ?? `http://localhost:${config.port}`).replace(/\/+$/, '');
     // Direct submissions (docs/submissions.md): the desk writes the ledger; its reminders and lapses run hourly here.
-    const submissions = new SubmissionDesk({ db: database.db, log: log.child({ component: 'submissions' }), mailer, siteUrl, linkTtlSeconds: config.site.linkTtlSeconds, logLinks: mailer.kind === 'outbox' });
+    const submissions = new SubmissionDesk({ db: database.db, log: log.child({ component: 'submissions' }), mailer, siteUrl, linkTtlSeconds: config.site.linkTtlSeconds, logLinks: mailer.kind === 'outbox', employerDomains: config.site.employerDomains });
     // Keyed requests read their key through a cache this session invalidates (access/key-cache.ts).
     keyChanges = listenForKeyChanges(database.connectionString, log);
     await keyChanges.ready;

@@ -69,6 +69,44 @@ function contentValues(content: SubmissionContent): Record<string, string> {
 
 const choices = { employmentTypes: EMPLOYMENT_TYPES, remoteValues: REMOTE_VALUES, salaryPeriods: SALARY_PERIODS };
 
+/** Each field of the submission form by its `name`: the control's id and its label (views/submission-fields.eta, submit.eta). */
+const FORM_FIELDS: Readonly<Record<string, { id: string; label: string }>> = {
+  title: { id: 's-title', label: 'Job title' },
+  company: { id: 's-company', label: 'Company name' },
+  location: { id: 's-location', label: 'Location' },
+  employment_type: { id: 's-employment', label: 'Employment type' },
+  remote: { id: 's-remote', label: 'Workplace' },
+  description: { id: 's-description', label: 'Description' },
+  apply_url: { id: 's-apply', label: 'Apply URL' },
+  salary_min: { id: 's-salary-min', label: 'Salary from' },
+  salary_max: { id: 's-salary-max', label: 'Salary to' },
+  salary_currency: { id: 's-currency', label: 'Currency' },
+  salary_period: { id: 's-period', label: 'Per' },
+  company_domain: { id: 's-domain', label: 'Company domain' },
+  email: { id: 's-email', label: 'Your e-mail address at that domain' },
+};
+
+/**
+ * What a form page shows of a refused submission or edit: the message in an error summary (`heading`)
+ * linking to the field it is about, and that field marked (`aria-invalid`, `aria-describedby` to its
+ * own copy of the message, `autofocus`: all without scripts). The message names fields by their labels
+ * (“Apply URL”), as the page does, where the JSON answer names them by their keys ("apply_url").
+ * Nothing when there is no error.
+ */
+function errorView(error: ApiError | undefined, heading: string): Record<string, string | undefined> {
+  if (!error) return {};
+  const field = error.field !== undefined ? FORM_FIELDS[error.field] : undefined;
+  const message = Object.entries(FORM_FIELDS).reduce((text, [name, { label }]) => text.replaceAll(`"${name}"`, `“${label}”`), error.message);
+  return {
+    error: message,
+    errorHeading: heading,
+    errorField: field ? error.field : undefined,
+    errorFieldId: field?.id,
+    errorFieldLabel: field?.label,
+    invalidAttrs: field ? ` aria-invalid="true" aria-describedby="${field.id}-error" autofocus` : undefined,
+  };
+}
+
 function outcomeText(outcome: SubmissionOutcome, done: string): string {
   if (outcome.served) return `${done} It is served at /public/jobs/${outcome.jobId} and on every listing, with the provider class "direct".`;
   return `${done} It is not served at the moment: the quality checks withhold it (rule ${outcome.verdict.ruleId ?? outcome.verdict.verdict}). Write to us through the contact page if you think this is wrong.`;
@@ -79,7 +117,7 @@ export function submissionRoutes(ctx: SiteContext, desk: SubmissionService) {
     const form = { bodyLimit: SUBMISSION_BODY_LIMIT, preHandler: app.csrfProtection };
 
     const formPage = (request: FastifyRequest, reply: FastifyReply, values: Record<string, string> = {}, error?: ApiError) =>
-      renderPage(request, reply, 'submit', { title: 'Post a vacancy', values, error: error?.message, ...choices }, error?.status ?? 200);
+      renderPage(request, reply, 'submit', { title: error ? 'Error: Post a vacancy' : 'Post a vacancy', values, ...errorView(error, 'The vacancy was not sent'), ...choices }, error?.status ?? 200);
 
     const managePage = async (request: FastifyRequest, reply: FastifyReply, token: string, error?: ApiError, values?: Record<string, string>) => {
       const view = await desk.view(token);
@@ -96,7 +134,7 @@ export function submissionRoutes(ctx: SiteContext, desk: SubmissionService) {
           confirmed: view.confirmedAt?.toISOString().slice(0, 10) ?? '',
           lapses: view.lapsesAt?.toISOString().slice(0, 10) ?? '',
           values: values ?? contentValues(view.content),
-          error: error?.message,
+          ...errorView(error, 'The changes were not saved'),
           ...choices,
         },
         error?.status ?? 200,

@@ -23,6 +23,7 @@ import {
   delistings,
   NO_COUNTS,
   planCrawl,
+  planCopyWithholding,
   planOptoutWithholding,
   planUnchangedBoard,
   repostKey,
@@ -521,6 +522,54 @@ export async function withholdOptedOut(trx: Transaction<DB>, employer: { domain?
   }
   const withdrawn = await recordChanges(trx, plan.events);
   return { hidden: plan.withhold.length, withdrawn };
+}
+
+/**
+ * The source posting ids among `sourcePostingIds` for which any of `providerIds` has a row, live or
+ * closed (the gate's `source.superseded`: a vacancy the superseding provider knows about).
+ */
+export async function sourceIdsHeldBy(db: Kysely<DB>, providerIds: readonly string[], sourcePostingIds: readonly string[]): Promise<Set<string>> {
+  if (providerIds.length === 0 || sourcePostingIds.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('jobs')
+    .select('source_posting_id')
+    .where('provider_id', '=', (eb) => eb.fn.any(eb.val([...providerIds])))
+    .where('source_posting_id', '=', (eb) => eb.fn.any(eb.val([...sourcePostingIds])))
+    .execute();
+  return new Set(rows.map((r) => r.source_posting_id));
+}
+
+/**
+ * Withhold the live rows of `providerIds` whose source posting ids are among `sourcePostingIds`: copies
+ * of vacancies a superseding provider now has (decided by {@link planCopyWithholding}; rule
+ * `source.superseded`). Rows are locked in id order as a crawl locks them; `withdrawn` events are
+ * written last, for the rows that were served.
+ * @returns how many rows were withheld and how many of them had been served.
+ */
+export async function withholdCopies(db: Kysely<DB>, providerIds: readonly string[], sourcePostingIds: readonly string[], now: Date): Promise<{ hidden: number; withdrawn: number }> {
+  if (providerIds.length === 0 || sourcePostingIds.length === 0) return { hidden: 0, withdrawn: 0 };
+  return db.transaction().execute(async (trx) => {
+    const rows = await trx
+      .selectFrom('jobs')
+      .select(['id', 'served', 'quality_verdict', 'quality_rule_id'])
+      .where('provider_id', '=', (eb) => eb.fn.any(eb.val([...providerIds])))
+      .where('source_posting_id', '=', (eb) => eb.fn.any(eb.val([...sourcePostingIds])))
+      .where('status', '=', 'live')
+      .orderBy('id')
+      .forUpdate()
+      .execute();
+    const plan = planCopyWithholding(rows.map((r) => ({ id: r.id, served: r.served, verdict: r.quality_verdict, ruleId: r.quality_rule_id })));
+    if (plan.withhold.length > 0) {
+      const { verdict } = plan;
+      await trx
+        .updateTable('jobs')
+        .set({ withheld_kind: verdict.verdict === 'live' ? null : verdict.verdict, quality_verdict: verdict.verdict, quality_rule_id: verdict.ruleId ?? null, quality_matched_host: null, updated_at: now })
+        .where('id', '=', (eb) => eb.fn.any(eb.val(plan.withhold)))
+        .execute();
+    }
+    const withdrawn = await recordChanges(trx, plan.events);
+    return { hidden: plan.withhold.length, withdrawn };
+  });
 }
 
 /**

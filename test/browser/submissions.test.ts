@@ -4,8 +4,10 @@
  * at /submit (the ALTCHA widget solves its proof of work in the page), sees "check your e-mail", opens
  * the e-mailed link, publishes, and the vacancy is served on /public/jobs with provider class `direct`;
  * the edit-or-close link from the second e-mail closes it. A bad apply URL gives the form back with
- * the message and the typed values. Screenshots of each page (desktop and narrow) go to
- * `$SCREENSHOT_DIR` when it is set.
+ * the message and the typed values, and marks the refused field: `aria-invalid`, `aria-describedby`
+ * to its own copy of the message, focused (`autofocus`), drawn in the error colour, linked from an
+ * error summary; the edit form does the same with JavaScript off. Screenshots of each page (1280 and
+ * 390 px wide) go to `$SCREENSHOT_DIR` when it is set.
  *
  * Without /usr/bin/chromium the file skips with a message, except in CI (CI=true), where it fails.
  */
@@ -63,7 +65,7 @@ describe.skipIf(!haveChromium)('direct submissions in a real browser', () => {
   async function shoot(name: string): Promise<void> {
     if (!SHOTS) return;
     await page.screenshot({ path: path.join(SHOTS, `${name}-desktop.png`), fullPage: true });
-    await page.setViewportSize({ width: 380, height: 800 });
+    await page.setViewportSize({ width: 390, height: 800 });
     await page.screenshot({ path: path.join(SHOTS, `${name}-narrow.png`), fullPage: true });
     await page.setViewportSize({ width: 1280, height: 900 });
   }
@@ -72,6 +74,25 @@ describe.skipIf(!haveChromium)('direct submissions in a real browser', () => {
   async function passHumanCheck(): Promise<void> {
     await page.locator('altcha-widget').getByText(/not a robot/i).click();
     await expect.poll(() => page.locator('altcha-widget input[type="hidden"][name="altcha"]').inputValue(), { timeout: 20_000 }).not.toBe('');
+  }
+
+  /**
+   * The refused field `id` is marked as the only invalid one: `aria-invalid`, described by its own
+   * copy of the message, focused, bordered in the error colour (var(--danger)) unlike a valid field,
+   * and the error summary links to it.
+   */
+  async function expectMarked(on: Page, id: string, message: RegExp): Promise<void> {
+    const field = on.locator(`#${id}`);
+    expect(await field.getAttribute('aria-invalid')).toBe('true');
+    expect(await field.getAttribute('aria-describedby')).toBe(`${id}-error`);
+    expect(await on.locator(`#${id}-error`).textContent()).toMatch(message);
+    expect(await on.locator('[aria-invalid]').count()).toBe(1);
+    // The page has no DOM types here (Node's lib): the browser-side code is given as text.
+    await expect.poll(() => on.evaluate<string>('document.activeElement ? document.activeElement.id : ""')).toBe(id);
+    const border = (selector: string) => on.evaluate<string>(`getComputedStyle(document.querySelector(${JSON.stringify(selector)})).borderTopColor`);
+    expect(await border(`#${id}`)).toBe('rgb(180, 35, 24)');
+    expect(await border('#s-title')).not.toBe('rgb(180, 35, 24)');
+    expect(await on.locator(`.error-summary a[href="#${id}"]`).count()).toBe(1);
   }
 
   async function fillVacancy(applyUrl: string): Promise<void> {
@@ -100,6 +121,14 @@ describe.skipIf(!haveChromium)('direct submissions in a real browser', () => {
     await page.getByRole('button', { name: 'Send the verification link' }).click();
     await expect.poll(() => page.locator('#submit-error').textContent()).toMatch(/must be on northwind-logistics\.test/);
     expect(await page.getByLabel('Job title').inputValue()).toBe('Warehouse Team Lead');
+    await expectMarked(page, 's-apply', /must be on northwind-logistics\.test/);
+    // The page names the field by its label, as the form does (the JSON answer keeps the key).
+    expect(await page.locator('#submit-error').textContent()).toMatch(/^“Apply URL” must be on/);
+    // The summary links to the field: from the bottom of the page, the link brings it into view.
+    await page.evaluate('window.scrollTo(0, document.body.scrollHeight)');
+    await page.locator('.error-summary a[href="#s-apply"]').click();
+    await expect.poll(async () => (await page.locator('#s-apply').boundingBox())!.y).toBeLessThan(900);
+    await page.evaluate('window.scrollTo(0, 0)');
     await shoot('submit-error');
 
     await page.getByLabel('Apply URL').fill('https://northwind-logistics.test/careers/team-lead');
@@ -131,6 +160,26 @@ describe.skipIf(!haveChromium)('direct submissions in a real browser', () => {
     const jobId = listed.data[0]!.id as string;
 
     const published = await sink.waitFor('jobs@northwind-logistics.test', /is published/);
+
+    // The edit form marks a refused field too, with JavaScript off (the edit form has no proof of work).
+    const noScript = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1280, height: 900 } });
+    try {
+      const plain = await noScript.newPage();
+      await plain.goto(linkIn(published, '/submit/manage'));
+      await plain.getByLabel('Apply URL').fill('https://jobs.example.net/team-lead');
+      await plain.getByRole('button', { name: 'Save the changes' }).click();
+      await expect.poll(() => plain.locator('#submit-error').textContent()).toMatch(/must be on northwind-logistics\.test/);
+      await expectMarked(plain, 's-apply', /must be on northwind-logistics\.test/);
+      expect(await plain.locator('.error-summary h2').textContent()).toBe('The changes were not saved');
+      if (SHOTS) {
+        await plain.screenshot({ path: path.join(SHOTS, 'submit-manage-error-nojs-desktop.png'), fullPage: true });
+        await plain.setViewportSize({ width: 390, height: 800 });
+        await plain.screenshot({ path: path.join(SHOTS, 'submit-manage-error-nojs-narrow.png'), fullPage: true });
+      }
+    } finally {
+      await noScript.close();
+    }
+
     await page.goto(linkIn(published, '/submit/manage'));
     await expect.poll(() => page.locator('h1').textContent()).toMatch(/your vacancy/i);
     await shoot('submit-manage');

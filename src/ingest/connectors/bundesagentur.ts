@@ -1,13 +1,18 @@
 /**
  * Bundesagentur für Arbeit Jobsuche (Germany): the search API,
- * `GET {base}/pc/v4/jobs?{board}&page=N&size=100` with the documented public client id header
- * `X-API-Key: jobboerse-jobsuche` (bund.dev "Jobsuche API", jobsuche.api.bund.dev; community OpenAPI
- * github.com/bundesAPI/jobsuche-api). The board is the search's query string (`was=Pflegefachkraft&wo=Leipzig&umkreis=25`);
- * `angebotsart=1` (employment) is added unless the board names another.
+ * `GET {base}/pc/v6/jobs?{board}&page=N&size=100`, else `GET {base}/pc/v4/jobs?...`, with the
+ * documented public client id header `X-API-Key: jobboerse-jobsuche` (bund.dev "Jobsuche API",
+ * jobsuche.api.bund.dev; community OpenAPI github.com/bundesAPI/jobsuche-api). The board is the search's
+ * query string (`was=Pflegefachkraft&wo=Leipzig&umkreis=25`); `angebotsart=1` (employment) is added
+ * unless the board names another.
  *
- * Answers: v4 `{stellenangebote[], maxErgebnisse, page, size, facetten}` and the newer
- * `{ergebnisliste[], maxErgebnisse, page, size, facetten}` (shared data `bundesagentur/SOURCE.md`: client
- * code of 2026 reads both); both are read.
+ * Two generations of the search: the newer `/pc/v6/jobs` answers `{ergebnisliste[], maxErgebnisse,
+ * page, size, woOutput, facetten}` (in 2026 the only one that answers; v4 is refused with 403), the
+ * documented `/pc/v4/jobs` answers `{stellenangebote[], maxErgebnisse, page, size, facetten}` (shared data
+ * `bundesagentur/SOURCE.md`: client code of 2026 asks v6 and falls back to v4). A crawl asks the
+ * generation that answered last (v6 at first); when its first page is refused (403, 404 or 410: the
+ * endpoint is not there) it asks the other, and remembers the one that answered on the target. Any
+ * other failure fails the crawl, as does a refusal by both. Both item shapes are read either way.
  *
  * Staffing: the API marks temporary-work (`zeitarbeit`) and private-placement-agency (`pav`) offers only
  * through its own filters of those names (the facets count them; the items carry no flag). The connector
@@ -36,7 +41,7 @@ import type { SalaryPeriod } from '../../domain/vocabulary.ts';
 import type { SourceLocation, SourcePosting, SourceSalary } from '../../domain/posting.ts';
 import { CrawlError, defineConnector, type Connector, type CrawlOutcome, type CrawlTarget } from '../connector.ts';
 import type { Fetcher } from '../fetcher.ts';
-import { companyOf, compact, fetchBoard, finite, idString, isRecord, parseJson, text, trimBase, zonedInstant } from './common.ts';
+import { companyOf, compact, crawlErrorOf, finite, idString, isRecord, parseJson, text, trimBase, zonedInstant } from './common.ts';
 
 /** The public client id the Jobsuche web app sends, documented for the API. */
 export const BA_CLIENT_ID = 'jobboerse-jobsuche';
@@ -52,9 +57,15 @@ interface PageMemo {
   items: unknown[];
   max?: number;
 }
+/** A generation of the search API (the path segment under `/pc/`). */
+type SearchApi = 'v6' | 'v4';
 interface BaState {
+  /** The generation that answered the last good crawl (absent in states written before v6). */
+  api?: SearchApi;
   pages: Record<string, PageMemo>;
 }
+/** Statuses of a search endpoint that is not there (refused, gone): the other generation is asked. */
+const REFUSED = [403, 404, 410];
 
 function loadState(value: unknown): BaState {
   return isRecord(value) && isRecord(value['pages']) ? (value as unknown as BaState) : { pages: {} };
@@ -119,33 +130,53 @@ export function mapBaOffer(item: unknown, target: CrawlTarget): SourcePosting | 
  */
 export function createBundesagenturConnector(baseUrl: string): Connector {
   const base = trimBase(baseUrl);
-  const search = (target: CrawlTarget, extra: string): string => {
+  const search = (target: CrawlTarget, api: SearchApi, extra: string): string => {
     const params = new URLSearchParams(target.board);
     if (!params.has('angebotsart')) params.set('angebotsart', '1');
     for (const [k, v] of new URLSearchParams(extra)) params.set(k, v);
-    return `${base}/pc/v4/jobs?${params.toString()}`;
+    return `${base}/pc/${api}/jobs?${params.toString()}`;
   };
-  const headers = { 'x-api-key': BA_CLIENT_ID };
+  const clientHeaders = { 'x-api-key': BA_CLIENT_ID };
 
-  /** Every page of one search: items, and whether any page changed. */
-  async function readSearch(target: CrawlTarget, fetcher: Fetcher, extra: string, state: BaState, next: BaState): Promise<{ items: unknown[]; changed: boolean }> {
+  /** One page, conditionally when it has an ETag; a {@link REFUSED} status comes back as such. */
+  async function getPage(fetcher: Fetcher, url: string, target: CrawlTarget, etag: string | undefined): Promise<{ status: number; body: Buffer; etag?: string }> {
+    const headers: Record<string, string> = { accept: 'application/json', ...clientHeaders };
+    if (etag) headers['if-none-match'] = etag;
+    try {
+      const response = await fetcher.get(url, { headers, acceptStatuses: REFUSED });
+      return { status: response.status, body: response.body, etag: text(response.headers['etag']) };
+    } catch (err) {
+      throw crawlErrorOf(err, target);
+    }
+  }
+
+  /**
+   * Every page of one search: items, and whether any page changed; `refused` when its first page
+   * answered a {@link REFUSED} status.
+   * @throws CrawlError for any other failure, and for a refusal of a later page.
+   */
+  async function readSearch(target: CrawlTarget, fetcher: Fetcher, api: SearchApi, extra: string, state: BaState, next: BaState): Promise<{ items: unknown[]; changed: boolean } | 'refused'> {
     const items: unknown[] = [];
     let changed = false;
     for (let page = 1; page <= MAX_PAGES; page++) {
-      const url = search(target, `${extra}&page=${page}&size=${PAGE_SIZE}`);
+      const url = search(target, api, `${extra}&page=${page}&size=${PAGE_SIZE}`);
       const memo = state.pages[url];
-      const answer = await fetchBoard(fetcher, url, { ...target, etag: memo?.etag, lastModified: undefined }, headers);
+      const answer = await getPage(fetcher, url, target, memo?.etag);
+      if (REFUSED.includes(answer.status)) {
+        if (page === 1) return 'refused';
+        throw new CrawlError('http_status', `${target.id}: page ${page} of the ${api} search answered ${answer.status}`, answer.status);
+      }
       let pageItems: unknown[];
       let max: number | undefined;
-      if (answer.kind === 'not_modified' && memo) {
+      if (answer.status === 304) {
+        if (!memo) throw new CrawlError('malformed', `${target.id}: 304 to an unconditional request`);
         pageItems = memo.items;
         max = memo.max;
         next.pages[url] = memo;
       } else {
-        if (answer.kind === 'not_modified') throw new CrawlError('malformed', `${target.id}: 304 to an unconditional request`);
         const body = parseJson(answer.body, target);
-        const list = isRecord(body) ? (body['stellenangebote'] ?? body['ergebnisliste'] ?? (typeof body['maxErgebnisse'] === 'number' ? [] : undefined)) : undefined;
-        if (!Array.isArray(list)) throw new CrawlError('malformed', `${target.id}: expected a search answer with "stellenangebote" or "ergebnisliste"`);
+        const list = isRecord(body) ? (body['ergebnisliste'] ?? body['stellenangebote'] ?? (typeof body['maxErgebnisse'] === 'number' ? [] : undefined)) : undefined;
+        if (!Array.isArray(list)) throw new CrawlError('malformed', `${target.id}: expected a search answer with "ergebnisliste" or "stellenangebote"`);
         pageItems = list;
         max = isRecord(body) ? finite(body['maxErgebnisse']) : undefined;
         changed = true;
@@ -159,13 +190,25 @@ export function createBundesagenturConnector(baseUrl: string): Connector {
 
   return {
     id: 'bundesagentur',
-    boardUrl: (target) => search(target, `page=1&size=${PAGE_SIZE}`),
-    /** @throws CrawlError: fetch failures by kind; `malformed` for an answer without an offer list. */
+    boardUrl: (target) => search(target, 'v6', `page=1&size=${PAGE_SIZE}`),
+    /** @throws CrawlError: fetch failures by kind (`http_status` when both generations refuse); `malformed` for an answer without an offer list. */
     async crawl(target: CrawlTarget, fetcher: Fetcher): Promise<CrawlOutcome> {
       const state = loadState(target.siteState);
       const next: BaState = { pages: {} };
-      const all = await readSearch(target, fetcher, '', state, next);
-      const direct = await readSearch(target, fetcher, 'zeitarbeit=false&pav=false', state, next);
+      const order: SearchApi[] = state.api === 'v4' ? ['v4', 'v6'] : ['v6', 'v4'];
+      let api: SearchApi | undefined;
+      let all: { items: unknown[]; changed: boolean } | undefined;
+      for (const candidate of order) {
+        const read = await readSearch(target, fetcher, candidate, '', state, next);
+        if (read === 'refused') continue;
+        api = candidate;
+        all = read;
+        break;
+      }
+      if (api === undefined || all === undefined) throw new CrawlError('http_status', `${target.id}: neither the v6 nor the v4 search answers (${REFUSED.join('/')})`);
+      next.api = api;
+      const direct = await readSearch(target, fetcher, api, 'zeitarbeit=false&pav=false', state, next);
+      if (direct === 'refused') throw new CrawlError('http_status', `${target.id}: the ${api} search refused the search without temporary work and placement agencies`);
       if (!all.changed && !direct.changed) return { kind: 'not_modified' };
       const directIds = new Set(direct.items.map((i) => (isRecord(i) ? (idString(i['refnr']) ?? idString(i['referenznummer'])) : undefined)));
       const postings: SourcePosting[] = [];
@@ -192,7 +235,7 @@ export function createBundesagenturConnector(baseUrl: string): Connector {
 export const descriptor = defineConnector({
   id: 'bundesagentur',
   provider: { label: 'Bundesagentur für Arbeit Jobsuche (Germany)', providerClass: 'government', sourceType: 'public_agency', redistributable: true, discoveryOnly: false },
-  baseUrl: { default: 'https://rest.arbeitsagentur.de/jobboerse/jobsuche-service', description: 'Bundesagentur für Arbeit Jobsuche API root (search under /pc/v4/jobs).' },
+  baseUrl: { default: 'https://rest.arbeitsagentur.de/jobboerse/jobsuche-service', description: 'Bundesagentur für Arbeit Jobsuche API root (search under /pc/v6/jobs, else /pc/v4/jobs).' },
   applyHosts: { agency: ['arbeitsagentur.de'] },
   create: (baseUrl) => createBundesagenturConnector(baseUrl!),
 });

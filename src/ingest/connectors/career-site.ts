@@ -14,11 +14,21 @@
  *    {@link MAX_SITEMAPS} documents; `.xml.gz` files are gunzipped). A missing sitemap (404/410) is no
  *    sitemap; any other failure fails the crawl, because a partial list would look like closures.
  * 3. The careers page: its own JobPostings and its links.
- * 4. Posting pages: sitemap entries and careers-page links on the careers page's origin whose path is
+ * 4. Posting pages: sitemap entries and careers-page links on the site's own hosts whose path is
  *    under the careers path or names jobs ({@link POSTING_PATH}), not disallowed by robots.txt; pages
  *    never read first, then the least recently read; at most `maxPages` requests per crawl (fewer when
  *    the Crawl-delay would make the crawl longer than {@link CRAWL_BUDGET_MS}). A page whose sitemap
  *    `lastmod` is not newer than our last read is not asked again.
+ *
+ * The site's own hosts are the hosts of the careers URL's registrable domain (`example.com` and
+ * `www.example.com`, `jobs.example.com`; public-suffix aware, private suffixes included, so
+ * `acme.github.io` is not `other.github.io`), on the careers URL's port; a careers URL on an IP address
+ * or a single-label host has only its own origin. Each other host's pages obey that host's own
+ * robots.txt (RFC 9309 rules are per host), read when a page there is first wanted, at most
+ * {@link MAX_SITE_HOSTS} hosts per crawl; a host whose robots.txt cannot be read contributes what its
+ * pages carried last time, as a failed page does. The same page named on two hosts (`www.` and bare)
+ * is read once, on the careers page's host when it is one of them. Every request still goes through
+ * the guarded fetcher (SSRF guard on every host and redirect).
  * Every document is asked conditionally (`If-None-Match`/`If-Modified-Since` from the site state the
  * target keeps, migration 015), so an unchanged site costs one 304 per document and yields
  * `not_modified`; a 304 page contributes the postings read from it before, as does a page past the
@@ -77,6 +87,8 @@ export const ROBOTS_AGENT = 'jobledger';
 export const MAX_SITEMAPS = 20;
 /** Entries kept from all sitemaps of one site, at most (a sitemap holds up to 50,000). */
 export const MAX_SITEMAP_ENTRIES = 50_000;
+/** Hosts of the site (the careers URL's registrable domain) whose pages one crawl reads, at most. */
+export const MAX_SITE_HOSTS = 8;
 /** Longest the requests of one crawl may be spread over by delays, ms (the pipeline allows a crawl 900 s). */
 export const CRAWL_BUDGET_MS = 600_000;
 /** Paths that name job postings (English, German, French, Dutch, Spanish, Scandinavian words). */
@@ -298,11 +310,22 @@ export function createCareerSiteConnector(options: CareerSiteOptions): Connector
         return doc;
       };
 
-      // 1. robots.txt
-      const robotsUrl = `${origin}/robots.txt`;
+      // The site's own hosts: the careers URL's registrable domain, on its port (else its origin alone).
+      const siteDomain = bareDomain(careersUrl.hostname);
+      const ownHost = (url: string): boolean => {
+        const u = new URL(url);
+        if (u.origin === origin) return true;
+        return siteDomain !== undefined && (u.protocol === 'https:' || u.protocol === 'http:') && u.port === careersUrl.port && bareDomain(u.hostname) === siteDomain;
+      };
+
+      // 1. robots.txt, per host: the careers URL's host first (its failure fails the crawl), the site's
+      // other hosts when a page there is first wanted (their failure only keeps those pages as they were).
       const CLIENT_ERRORS = Array.from({ length: 100 }, (_, i) => 400 + i);
-      let robotsText = '';
-      try {
+      type Robots = ReturnType<typeof robotsParser>;
+      const robotsByOrigin = new Map<string, Robots | null>();
+      const readRobots = async (of: string): Promise<Robots> => {
+        const robotsUrl = `${of}/robots.txt`;
+        let robotsText = '';
         const answer = await get(robotsUrl, CLIENT_ERRORS);
         if (answer.kind === 'unchanged') robotsText = keep(robotsUrl, undefined, {}).robots ?? '';
         else if (answer.kind === 'body') {
@@ -310,23 +333,42 @@ export function createCareerSiteConnector(options: CareerSiteOptions): Connector
           robotsText = answer.response.body.toString('utf8').slice(0, 512 * 1024);
           keep(robotsUrl, answer.response, { robots: robotsText });
         } else changed = changed || previous.docs[robotsUrl] !== undefined;
+        const parsed = robotsParser(robotsUrl, robotsText);
+        const crawlDelay = parsed.getCrawlDelay(ROBOTS_AGENT);
+        if (crawlDelay !== undefined && Number.isFinite(crawlDelay) && crawlDelay * 1000 > delayMs) delayMs = crawlDelay * 1000;
+        robotsByOrigin.set(of, parsed);
+        return parsed;
+      };
+      /** The robots of a site host's origin: null when unreadable this crawl, undefined past {@link MAX_SITE_HOSTS}. */
+      const robotsOf = async (url: string): Promise<Robots | null | undefined> => {
+        const of = new URL(url).origin;
+        if (robotsByOrigin.has(of)) return robotsByOrigin.get(of);
+        if (robotsByOrigin.size >= MAX_SITE_HOSTS) return undefined;
+        try {
+          return await readRobots(of);
+        } catch (err) {
+          if (!(err instanceof FetchError)) throw err;
+          robotsByOrigin.set(of, null);
+          return null;
+        }
+      };
+      const allowedBy = (robots: Robots | null | undefined, url: string): boolean => robots != null && robots.isAllowed(url, ROBOTS_AGENT) !== false;
+      let robots: Robots;
+      try {
+        robots = await readRobots(origin);
       } catch (err) {
         throw crawlError(err, 'robots.txt could not be read, so nothing may be crawled');
       }
-      const robots = robotsParser(robotsUrl, robotsText);
-      const allowed = (url: string): boolean => robots.isAllowed(url, ROBOTS_AGENT) !== false;
-      if (!allowed(careersUrl.href)) throw new CrawlError('blocked', `${target.id}: robots.txt of ${origin} disallows ${careersUrl.href} for ${ROBOTS_AGENT}`);
-      const crawlDelay = robots.getCrawlDelay(ROBOTS_AGENT);
-      if (crawlDelay !== undefined && Number.isFinite(crawlDelay) && crawlDelay * 1000 > delayMs) delayMs = crawlDelay * 1000;
+      if (!allowedBy(robots, careersUrl.href)) throw new CrawlError('blocked', `${target.id}: robots.txt of ${origin} disallows ${careersUrl.href} for ${ROBOTS_AGENT}`);
 
       // 2. sitemaps
       const entries = new Map<string, string | undefined>();
-      const queue = robots.getSitemaps().map((s) => absolute(s, origin)).filter((s): s is string => s !== undefined && new URL(s).origin === origin);
+      const queue = robots.getSitemaps().map((s) => absolute(s, origin)).filter((s): s is string => s !== undefined && ownHost(s));
       if (queue.length === 0) queue.push(`${origin}/sitemap.xml`);
       const seenSitemaps = new Set<string>();
       while (queue.length > 0 && seenSitemaps.size < MAX_SITEMAPS) {
         const url = queue.shift()!;
-        if (seenSitemaps.has(url) || !allowed(url)) continue;
+        if (seenSitemaps.has(url) || !allowedBy(await robotsOf(url), url)) continue;
         seenSitemaps.add(url);
         let doc: DocState | undefined;
         try {
@@ -341,7 +383,7 @@ export function createCareerSiteConnector(options: CareerSiteOptions): Connector
         }
         for (const child of doc?.sitemaps ?? []) {
           const abs = absolute(child, url);
-          if (abs && new URL(abs).origin === origin) queue.push(abs);
+          if (abs && ownHost(abs)) queue.push(abs);
         }
         for (const entry of doc?.entries ?? []) {
           if (entries.size >= MAX_SITEMAP_ENTRIES) break;
@@ -386,11 +428,37 @@ export function createCareerSiteConnector(options: CareerSiteOptions): Connector
       const careersPath = careersUrl.pathname.replace(/\/+$/, '');
       const looksLikePosting = (url: string): boolean => {
         const u = new URL(url);
-        if (u.origin !== origin || u.href === careersUrl.href) return false;
+        if (!ownHost(url) || u.href === careersUrl.href) return false;
         if (/\.(?:pdf|jpe?g|png|gif|svg|webp|zip|docx?|xlsx?|css|js|xml|txt)$/i.test(u.pathname)) return false;
         return (careersPath !== '' && u.pathname.startsWith(`${careersPath}/`)) || POSTING_PATH.test(u.pathname);
       };
-      const candidates = [...new Set([...entries.keys(), ...(careersDoc.links ?? [])])].filter((url) => looksLikePosting(url) && allowed(url));
+      // One page named on two of the site's hosts (`www.` and bare) is read once: on the careers page's
+      // host when it is one of them, else on the first host named.
+      const pageKey = (url: string): string => {
+        const u = new URL(url);
+        return `${u.hostname.replace(/^www\./, '')}${u.port ? `:${u.port}` : ''}${u.pathname}${u.search}`;
+      };
+      const byPage = new Map<string, string>();
+      for (const url of [...new Set([...entries.keys(), ...(careersDoc.links ?? [])])].filter(looksLikePosting)) {
+        const key = pageKey(url);
+        const kept = byPage.get(key);
+        if (kept === undefined || (new URL(url).origin === origin && new URL(kept).origin !== origin)) byPage.set(key, url);
+      }
+      const hostRobots = new Map<string, Robots | null | undefined>();
+      for (const url of byPage.values()) {
+        const of = new URL(url).origin;
+        if (!hostRobots.has(of)) hostRobots.set(of, await robotsOf(url));
+      }
+      // Pages on a host whose robots.txt could not be read keep what they carried; disallowed ones are left.
+      const unreadable = [...byPage.values()].filter((url) => hostRobots.get(new URL(url).origin) === null);
+      for (const url of unreadable) {
+        const cached = previous.docs[url];
+        if (cached) {
+          next.docs[url] = cached;
+          collect(cached);
+        }
+      }
+      const candidates = [...byPage.values()].filter((url) => allowedBy(hostRobots.get(new URL(url).origin), url));
       candidates.sort((a, b) => (previous.docs[a]?.readAt ?? '').localeCompare(previous.docs[b]?.readAt ?? ''));
       const pageBudget = Math.min(options.maxPages, delayMs > 0 ? Math.max(1, Math.floor(CRAWL_BUDGET_MS / delayMs)) : options.maxPages);
       let pageRequests = 0;

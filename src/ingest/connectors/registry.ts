@@ -122,6 +122,16 @@ export function applyHosts(providerId: string): {
   return { ats: hosts?.ats ?? [], atsSubdomain: hosts?.atsSubdomain ?? [], atsAnyPath: hosts?.atsAnyPath ?? [], agency: hosts?.agency ?? [], anyAts };
 }
 
+/** Providers whose postings `providerId`'s postings supersede (same source posting id: a copy there). */
+export function supersededProviders(providerId: string): string[] {
+  return [...(connectorDescriptor(providerId)?.supersedes ?? [])];
+}
+
+/** Providers whose postings supersede `providerId`'s (a posting of `providerId` with their id is a copy). */
+export function supersedingProviders(providerId: string): string[] {
+  return CONNECTORS.filter((c: ConnectorDescriptor) => c.supersedes?.includes(providerId)).map((c) => c.id);
+}
+
 /** The README's connector list (Markdown table), one row per connector. */
 export function connectorTable(): string {
   const rows = CONNECTORS.map((c: ConnectorDescriptor) => {

@@ -13,6 +13,10 @@
  * in `User-Agent` here; USAJOBS names `User-Agent` for it, which an operator whose key is refused
  * without it must know (docs/connectors: USAJOBS Search API).
  *
+ * One announcement, two providers: the `usajobs` mirror names announcements by the same control number,
+ * so the descriptor declares `supersedes: ['usajobs']`: the mirror's copy of an announcement this API
+ * has is stored withheld (`source.superseded`), and this API's row is the one served.
+ *
  * Without a key a crawl fails as `blocked` and changes nothing. Pages are asked with the `If-None-Match`
  * of their last answer (kept on the target); all 304 is `not_modified`. The source's closure signal is
  * `ApplicationCloseDate`: a row past it is closed `expired_upstream` by the ledger.
@@ -173,5 +177,7 @@ export const descriptor = defineConnector({
   provider: { label: 'USAJOBS Search API', providerClass: 'government', sourceType: 'public_agency', redistributable: true, discoveryOnly: false },
   baseUrl: { default: 'https://data.usajobs.gov', description: 'USAJOBS Search API origin (official API; needs JOBLEDGER_USAJOBS_API_KEY).' },
   applyHosts: { agency: ['usajobs.gov'] },
+  // The mirror of announcement files carries the same announcements under the same control numbers.
+  supersedes: ['usajobs'],
   create: (baseUrl, settings) => createUsajobsApiConnector(baseUrl!, settings.agencyKeys.usajobsApiKey, settings.agencyKeys.usajobsEmail),
 });

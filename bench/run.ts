@@ -68,7 +68,10 @@ interface LoadFigures {
   p50: number;
   p99: number;
   mean: number;
+  /** Responses completed within the measurement. */
   requests: number;
+  /** Requests sent (some may have been answered after the measurement ended). */
+  sent: number;
   non2xx: number;
   errors: number;
   timeouts: number;
@@ -189,6 +192,7 @@ async function load(url: string, connections: number, headers: Record<string, st
     p99: result.latency.p99,
     mean: Math.round(result.latency.mean * 100) / 100,
     requests: result.requests.total,
+    sent: (result.requests as { sent?: number }).sent ?? result.requests.total,
     non2xx: result.non2xx,
     errors: result.errors,
     timeouts: result.timeouts,
@@ -736,8 +740,9 @@ async function main(): Promise<void> {
     for (const c of CONCURRENCY) {
       const commandsBefore = redis ? await redisCommands(service.url) : 0;
       svc[c] = await load(`${service.url}${shape.path}`, c, headers, duration, { nodePid: service.child.pid, client, redisPid });
-      if (redis && c === 1 && svc[c]!.requests > 0) redisPerRequest = Math.round(((await redisCommands(service.url)) - commandsBefore) / svc[c]!.requests * 100) / 100;
       await settle(service.url);
+      // Every request sent has been answered now (settle), so commands / requests sent is exact.
+      if (redis && c === 1 && svc[c]!.sent > 0) redisPerRequest = Math.round((((await redisCommands(service.url)) - commandsBefore) / svc[c]!.sent) * 100) / 100;
     }
     const bodyFile = path.join(scratch, `shape-${shape.id}.body`);
     writeFileSync(bodyFile, cap.body);

@@ -100,7 +100,8 @@ function readRecordings(): Recording[] {
   const fixtures = process.env.BENCH_INGEST_FIXTURES_DIR ?? path.resolve(import.meta.dirname, '../fixtures/ashby');
   const byBoard = new Map<string, Recording>();
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
-    const recording = load(file.slice(0, -'.json'.length), readFileSync(path.join(dir, file), 'utf8'));
+    // The archive names a board's file by its URL-encoded token (`Forward%20Financing.json`).
+    const recording = load(decodeURIComponent(file.slice(0, -'.json'.length)), readFileSync(path.join(dir, file), 'utf8'));
     if (recording) byBoard.set(recording.board, recording);
   }
   for (const file of readdirSync(fixtures).filter((f) => f.endsWith('.json.gz')).sort()) {

@@ -450,14 +450,16 @@ function pgbenchSafe(statement: string): string {
 /**
  * `pgbench -M prepared` of `statements` as one transaction, at `clients` concurrency, for `duration`
  * seconds. PostgreSQL CPU ms per transaction is read from /proc for its sessions (application_name
- * `jobledger-bench-pgbench`) between 1 s after the start and 0.5 s before the end (the sessions are
- * gone once pgbench exits), divided by the transactions of that window at the run's mean rate.
+ * `jobledger-bench-pgbench`) from the moment all its sessions are connected (at least 1 s after the
+ * start) to 0.5 s before the end (the sessions are gone once pgbench exits), divided by the
+ * transactions of that window at the run's mean rate.
  */
 async function pgbench(statements: string[], clients: number, duration = DURATION, client?: pg.Client): Promise<DbFloor> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'jlbench-'));
   const script = path.join(dir, 'shape.sql');
   writeFileSync(script, statements.map((s) => `${pgbenchSafe(s.replace(/\s+/g, ' '))};`).join('\n') + '\n');
   const application = 'jobledger-bench-pgbench';
+  const spawned = performance.now();
   const child = spawn('pgbench', ['-n', '-M', 'prepared', '-c', String(clients), '-j', String(Math.min(clients, 2)), '-T', String(duration), '-f', script, DATABASE_URL], {
     env: { ...process.env, PGAPPNAME: application },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -469,11 +471,17 @@ async function pgbench(statements: string[], clients: number, duration = DURATIO
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   let window: { ms: number; cpuMs: number } | undefined;
   if (client && duration >= 3) {
-    await new Promise((r) => setTimeout(r, 1000));
-    const pids = await backendPids(client, application);
+    // Wait (up to a third of the run) until every client's session is there: connecting 16 sessions
+    // on a loaded machine can take longer than a second.
+    let pids: number[] = [];
+    for (let waited = 0; waited < (duration * 1000) / 3; waited += 250) {
+      await new Promise((r) => setTimeout(r, 250));
+      pids = await backendPids(client, application);
+      if (pids.length >= clients && waited >= 750) break;
+    }
     const start = new Map(pids.map((pid) => [pid, processCpuMs(pid)]));
     const started = performance.now();
-    await new Promise((r) => setTimeout(r, (duration - 1.5) * 1000));
+    await new Promise((r) => setTimeout(r, Math.max(0, duration * 1000 - 500 - (performance.now() - spawned))));
     let cpuMs = 0;
     for (const [pid, ms] of start) cpuMs += processCpuMs(pid) - ms;
     window = { ms: performance.now() - started, cpuMs };
@@ -621,6 +629,8 @@ async function redisAnswers(): Promise<boolean> {
   }
 }
 
+/** Requests/s of a measurement, NaN when it completed no request (not measured, rather than 0). */
+const rpsOf = (f?: LoadFigures) => (f && f.requests > 0 ? f.rps : NaN);
 const ratio = (a: number, b: number) => (b > 0 && Number.isFinite(a) && Number.isFinite(b) ? Math.round((a / b) * 1000) / 1000 : null);
 
 /** What the machine was doing: load averages and `uptime`'s line. */
@@ -790,13 +800,13 @@ async function main(): Promise<void> {
       dbFloor: db,
       dbFloorWithMetering: dbMetered,
       ratios: {
-        peerC1: ratio(svc[1]!.rps, peer[1]?.rps ?? NaN),
-        peerC16: ratio(svc[16]!.rps, peer[16]?.rps ?? NaN),
-        dbMeteredFloorC1: ratio(svc[1]!.rps, dbMetered[1]?.tps ?? NaN),
-        dbMeteredFloorC16: ratio(svc[16]!.rps, dbMetered[16]?.tps ?? NaN),
-        dbFloorC16: ratio(svc[16]!.rps, db[16]?.tps ?? NaN),
-        httpFloorC1: ratio(svc[1]!.rps, http[1]!.rps),
-        httpFloorC16: ratio(svc[16]!.rps, http[16]!.rps),
+        peerC1: ratio(rpsOf(svc[1]), rpsOf(peer[1])),
+        peerC16: ratio(rpsOf(svc[16]), rpsOf(peer[16])),
+        dbMeteredFloorC1: ratio(rpsOf(svc[1]), dbMetered[1]?.tps ?? NaN),
+        dbMeteredFloorC16: ratio(rpsOf(svc[16]), dbMetered[16]?.tps ?? NaN),
+        dbFloorC16: ratio(rpsOf(svc[16]), db[16]?.tps ?? NaN),
+        httpFloorC1: ratio(rpsOf(svc[1]), rpsOf(http[1])),
+        httpFloorC16: ratio(rpsOf(svc[16]), rpsOf(http[16])),
       },
       explain: plans,
     });

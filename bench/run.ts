@@ -18,16 +18,19 @@
  * variant is skipped when it does not answer), BENCH_SHAPES (comma list of shape ids to run).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { pipeline } from 'node:stream/promises';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { keyedJobsQuery } from '../src/http/schemas/jobs.ts';
 import { keysetCursor } from '../src/http/paging.ts';
-import { BENCH_POSTING_PREFIX } from '../src/bench/seed.ts';
+import { BENCH_POSTING_PREFIX, SEED_EVENT_COLUMNS, SEED_JOB_COLUMNS, seedBenchLedger } from '../src/bench/seed.ts';
+import { connect } from '../src/store/database.ts';
 import { inlineParameters } from './sql-replay.ts';
 import type { CapturedStatement } from './server.ts';
 import { freePort } from '../test/helpers/ports.ts';
@@ -65,7 +68,10 @@ interface LoadFigures {
   p50: number;
   p99: number;
   mean: number;
+  /** Responses completed within the measurement. */
   requests: number;
+  /** Requests sent (some may have been answered after the measurement ended). */
+  sent: number;
   non2xx: number;
   errors: number;
   timeouts: number;
@@ -76,6 +82,8 @@ interface LoadFigures {
 interface DbFloor {
   tps: number;
   latencyMs: number;
+  /** PostgreSQL CPU ms per transaction (null when not read). */
+  pgMs?: number | null;
   error?: string;
 }
 
@@ -137,23 +145,26 @@ function processCpuMs(pid: number): number {
 }
 
 /**
- * Whose CPU a measurement reads: the service's Node.js process, the PostgreSQL backends of its pool
- * (found by application_name), and the Redis server. CPU time, unlike throughput, barely moves when
- * other work shares the cores, so the per-request figures compare across runs on a busy machine.
+ * Whose CPU a measurement reads: a Node.js process (the service, the naive peer or the HTTP floor),
+ * the PostgreSQL backends of its pool (found by `application_name`), and the Redis server. CPU time,
+ * unlike throughput, barely moves when other work shares the cores, so the per-request figures
+ * compare across runs on a busy machine.
  */
 interface CpuProbe {
   nodePid?: number;
   client: pg.Client;
+  /** The pool's application_name (default the service's, `jobledger-bench-api`). */
+  application?: string;
   redisPid?: number;
 }
 
-async function backendPids(client: pg.Client): Promise<number[]> {
-  const rows = (await client.query(`SELECT pid FROM pg_stat_activity WHERE application_name = 'jobledger-bench-api'`)).rows as Array<{ pid: number }>;
+async function backendPids(client: pg.Client, application = 'jobledger-bench-api'): Promise<number[]> {
+  const rows = (await client.query(`SELECT pid FROM pg_stat_activity WHERE application_name = $1`, [application])).rows as Array<{ pid: number }>;
   return rows.map((r) => r.pid);
 }
 
 async function cpuSnapshot(probe: CpuProbe) {
-  const pids = await backendPids(probe.client);
+  const pids = await backendPids(probe.client, probe.application);
   return {
     node: probe.nodePid ? processCpuMs(probe.nodePid) : 0,
     pg: new Map(pids.map((pid) => [pid, processCpuMs(pid)])),
@@ -167,7 +178,7 @@ async function cpuPerRequest(probe: CpuProbe, before: Awaited<ReturnType<typeof 
   let pgMs = 0;
   for (const [pid, ms] of after.pg) pgMs += ms - (before.pg.get(pid) ?? 0);
   const per = (ms: number) => (requests > 0 ? Math.round((ms / requests) * 1000) / 1000 : null);
-  return { nodeMs: per(after.node - before.node), pgMs: per(pgMs), redisMs: per(after.redis - before.redis) };
+  return { nodeMs: probe.nodePid ? per(after.node - before.node) : null, pgMs: per(pgMs), redisMs: probe.redisPid ? per(after.redis - before.redis) : null };
 }
 
 async function load(url: string, connections: number, headers: Record<string, string>, duration = DURATION, probe?: CpuProbe): Promise<LoadFigures> {
@@ -181,6 +192,7 @@ async function load(url: string, connections: number, headers: Record<string, st
     p99: result.latency.p99,
     mean: Math.round(result.latency.mean * 100) / 100,
     requests: result.requests.total,
+    sent: (result.requests as { sent?: number }).sent ?? result.requests.total,
     non2xx: result.non2xx,
     errors: result.errors,
     timeouts: result.timeouts,
@@ -204,42 +216,165 @@ async function settle(url: string): Promise<void> {
 // ---------------------------------------------------------------------------------------------------
 // The bench database
 
+const ADMIN_URL = withDatabase(DATABASE_URL, 'postgres');
+/** The corpus alone (migrated, bundled feeds imported): the template every bench database starts from. */
+const CORPUS_DATABASE = process.env.BENCH_CORPUS_DATABASE ?? 'jobledger_bench_corpus';
+
+async function withAdmin<T>(fn: (admin: pg.Client) => Promise<T>): Promise<T> {
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  try {
+    return await fn(admin);
+  } finally {
+    await admin.end();
+  }
+}
+
+async function databaseExists(admin: pg.Client, name: string): Promise<boolean> {
+  return (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1;
+}
+
+/** Run the CLI with DATABASE_URL set. */
+async function cli(databaseUrl: string, args: string[]): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(NODE, [path.join(ROOT, 'src/main/cli.ts'), ...args], { cwd: ROOT, env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'inherit', 'inherit'] });
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`jobledger ${args[0]} exited with ${code}`))));
+  });
+}
+
+/**
+ * The corpus template: created once (`jobledger ingest --demo` into a fresh database) and reused, so
+ * every bench database, and each scratch database of the seeding measurement, starts from the same
+ * ledger without importing again.
+ */
+async function ensureCorpus(): Promise<void> {
+  const url = withDatabase(DATABASE_URL, CORPUS_DATABASE);
+  await withAdmin(async (admin) => {
+    if (await databaseExists(admin, CORPUS_DATABASE)) {
+      const probe = new pg.Client({ connectionString: url });
+      await probe.connect();
+      const rows = await probe.query('SELECT count(*) AS n FROM jobs').then((r) => Number(r.rows[0].n), () => 0);
+      await probe.end();
+      if (rows > 0) return;
+      await admin.query(`DROP DATABASE ${admin.escapeIdentifier(CORPUS_DATABASE)} WITH (FORCE)`);
+    }
+    log(`creating ${CORPUS_DATABASE}: the bundled real feeds (jobledger ingest --demo)`);
+    await admin.query(`CREATE DATABASE ${admin.escapeIdentifier(CORPUS_DATABASE)}`);
+  });
+  try {
+    await cli(url, ['ingest', '--demo']);
+  } catch (error) {
+    await withAdmin((admin) => admin.query(`DROP DATABASE IF EXISTS ${admin.escapeIdentifier(CORPUS_DATABASE)} WITH (FORCE)`));
+    throw error;
+  }
+}
+
+/** A fresh database copied from the corpus template; dropped first when it exists. */
+async function databaseFromCorpus(name: string): Promise<string> {
+  await withAdmin(async (admin) => {
+    await admin.query(`DROP DATABASE IF EXISTS ${admin.escapeIdentifier(name)} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${admin.escapeIdentifier(name)} TEMPLATE ${admin.escapeIdentifier(CORPUS_DATABASE)}`);
+  });
+  return withDatabase(DATABASE_URL, name);
+}
+
+async function dropDatabase(name: string): Promise<void> {
+  await withAdmin((admin) => admin.query(`DROP DATABASE IF EXISTS ${admin.escapeIdentifier(name)} WITH (FORCE)`));
+}
+
 async function ensureSeeded(): Promise<{ seedSeconds: number | null }> {
   const name = new URL(DATABASE_URL).pathname.slice(1);
-  const admin = new pg.Client({ connectionString: withDatabase(DATABASE_URL, 'postgres') });
-  await admin.connect();
-  const exists = (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount === 1;
-  if (!exists) {
-    log(`creating database ${name}`);
-    await admin.query(`CREATE DATABASE ${admin.escapeIdentifier(name)}`);
-  }
-  await admin.end();
-  const client = new pg.Client({ connectionString: DATABASE_URL });
-  await client.connect();
-  let count: number;
-  try {
-    count = Number((await client.query(`SELECT count(*) AS n FROM jobs WHERE source_posting_id LIKE '${BENCH_POSTING_PREFIX}%'`)).rows[0].n);
-  } catch {
-    count = 0; // not migrated yet: bench-seed migrates
-  } finally {
-    await client.end();
+  await ensureCorpus();
+  const exists = await withAdmin((admin) => databaseExists(admin, name));
+  let count = 0;
+  if (exists) {
+    const client = new pg.Client({ connectionString: DATABASE_URL });
+    await client.connect();
+    try {
+      count = Number((await client.query(`SELECT count(*) AS n FROM jobs WHERE source_posting_id LIKE '${BENCH_POSTING_PREFIX}%'`)).rows[0].n);
+    } catch {
+      count = 0; // not migrated yet
+    } finally {
+      await client.end();
+    }
   }
   if (count === ROWS) {
     log(`reusing ${name}: ${count} generated rows`);
     return { seedSeconds: null };
   }
   if (count !== 0) throw new Error(`${name} holds ${count} generated rows, not ${ROWS}: drop it (DROP DATABASE ${name}) or set BENCH_ROWS=${count}`);
+  await databaseFromCorpus(name);
   log(`seeding ${ROWS} rows into ${name} (jobledger bench-seed)`);
   const started = Date.now();
-  await new Promise<void>((resolve, reject) => {
-    const child = spawn(NODE, [path.join(ROOT, 'src/main/cli.ts'), 'bench-seed', '--rows', String(ROWS)], {
-      cwd: ROOT,
-      env: { ...process.env, DATABASE_URL, LOG_LEVEL: 'warn' },
-      stdio: 'inherit',
-    });
-    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`bench-seed exited with ${code}`))));
-  });
+  await cli(DATABASE_URL, ['bench-seed', '--rows', String(ROWS)]);
   return { seedSeconds: (Date.now() - started) / 1000 };
+}
+
+/**
+ * Seeding against its floor (issue 22: "seeding ≥ 0.8 of a bare COPY of the same rows into the same
+ * schema"). Two scratch databases copied from the corpus template (so the same schema and the same
+ * starting ledger): in the first, `seedBenchLedger` writes `rows` rows (timed: templates, load and
+ * index builds; its final VACUUM ANALYZE is reported apart); its generated jobs and change events are
+ * then dumped with `COPY ... TO` files; in the second, those files are loaded with a bare `COPY ...
+ * FROM STDIN` into the tables as the migrations leave them (every index in place), in one transaction
+ * with `session_replication_role = replica` as the seeder runs (no triggers, no row-by-row foreign
+ * key checks). Both databases and the files are removed afterwards.
+ */
+async function measureSeeding(rows: number) {
+  const base = new URL(DATABASE_URL).pathname.slice(1);
+  const seededName = `${base}_seedcheck_a`;
+  const bareName = `${base}_seedcheck_b`;
+  const scratch = mkdtempSync(path.join(os.tmpdir(), 'jlbench-seed-'));
+  try {
+    const seededUrl = await databaseFromCorpus(seededName);
+    const target = connect(seededUrl, { statementTimeoutMs: 0, applicationName: 'jobledger-bench-seedcheck' });
+    let result;
+    try {
+      result = await seedBenchLedger(target, { rows, seed: 1 });
+    } finally {
+      await target.db.destroy();
+    }
+    const seederSeconds = result.phases.templates + result.phases.load + result.phases.indexes;
+    const jobsFile = path.join(scratch, 'jobs.copy');
+    const eventsFile = path.join(scratch, 'events.copy');
+    const dump = new pg.Client({ connectionString: seededUrl });
+    await dump.connect();
+    try {
+      await pipeline(dump.query(copyTo(`COPY (SELECT ${SEED_JOB_COLUMNS.join(', ')} FROM jobs WHERE source_posting_id LIKE '${BENCH_POSTING_PREFIX}%' ORDER BY id) TO STDOUT`)), createWriteStream(jobsFile));
+      await pipeline(
+        dump.query(copyTo(`COPY (SELECT ${SEED_EVENT_COLUMNS.map((c) => `e.${c}`).join(', ')} FROM change_events e JOIN jobs j ON j.id = e.job_id WHERE j.source_posting_id LIKE '${BENCH_POSTING_PREFIX}%' ORDER BY e.job_id, e.published_at) TO STDOUT`)),
+        createWriteStream(eventsFile),
+      );
+    } finally {
+      await dump.end();
+    }
+    await dropDatabase(seededName);
+    const bareUrl = await databaseFromCorpus(bareName);
+    const bare = new pg.Client({ connectionString: bareUrl, application_name: 'jobledger-bench-seedcheck' });
+    await bare.connect();
+    const started = performance.now();
+    try {
+      await bare.query('BEGIN');
+      await bare.query('SET LOCAL session_replication_role = replica');
+      await pipeline(createReadStream(jobsFile), bare.query(copyFrom(`COPY jobs (${SEED_JOB_COLUMNS.join(', ')}) FROM STDIN`)));
+      await pipeline(createReadStream(eventsFile), bare.query(copyFrom(`COPY change_events (${SEED_EVENT_COLUMNS.join(', ')}) FROM STDIN`)));
+      await bare.query('COMMIT');
+    } finally {
+      await bare.end();
+    }
+    const bareSeconds = (performance.now() - started) / 1000;
+    const r2 = (n: number) => Math.round(n * 100) / 100;
+    return {
+      rows,
+      seeder: { seconds: r2(seederSeconds), rowsPerSecond: Math.round(rows / seederSeconds), phases: result.phases, totalSeconds: result.seconds },
+      bareCopy: { seconds: r2(bareSeconds), rowsPerSecond: Math.round(rows / bareSeconds), jobsFileBytes: statSync(jobsFile).size, eventsFileBytes: statSync(eventsFile).size },
+      ratio: ratio(rows / seederSeconds, rows / bareSeconds),
+    };
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+    await dropDatabase(seededName);
+    await dropDatabase(bareName);
+  }
 }
 
 async function createBenchKey(client: pg.Client): Promise<string> {
@@ -312,20 +447,52 @@ function pgbenchSafe(statement: string): string {
   return statement.replace(/'(?:[^']|'')*'/g, (literal) => (/:[A-Za-z_]/.test(literal) ? literal.replace(/:(?=[A-Za-z_])/g, "' || chr(58) || '") : literal));
 }
 
-async function pgbench(statements: string[], clients: number, duration = DURATION): Promise<DbFloor> {
+/**
+ * `pgbench -M prepared` of `statements` as one transaction, at `clients` concurrency, for `duration`
+ * seconds. PostgreSQL CPU ms per transaction is read from /proc for its sessions (application_name
+ * `jobledger-bench-pgbench`) from the moment all its sessions are connected (at least 1 s after the
+ * start) to 0.5 s before the end (the sessions are gone once pgbench exits), divided by the
+ * transactions of that window at the run's mean rate.
+ */
+async function pgbench(statements: string[], clients: number, duration = DURATION, client?: pg.Client): Promise<DbFloor> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'jlbench-'));
   const script = path.join(dir, 'shape.sql');
   writeFileSync(script, statements.map((s) => `${pgbenchSafe(s.replace(/\s+/g, ' '))};`).join('\n') + '\n');
-  try {
-    const { stdout } = await run('pgbench', ['-n', '-M', 'prepared', '-c', String(clients), '-j', String(Math.min(clients, 2)), '-T', String(duration), '-f', script, DATABASE_URL], {
-      maxBuffer: 16 * 1024 * 1024,
-    });
-    const tps = Number(/tps = ([\d.]+)/.exec(stdout)?.[1] ?? NaN);
-    const latencyMs = Number(/latency average = ([\d.]+) ms/.exec(stdout)?.[1] ?? NaN);
-    return { tps: Math.round(tps * 10) / 10, latencyMs };
-  } catch (error) {
-    return { tps: NaN, latencyMs: NaN, error: ((error as { stderr?: string }).stderr ?? (error as Error).message).slice(0, 500) };
+  const application = 'jobledger-bench-pgbench';
+  const spawned = performance.now();
+  const child = spawn('pgbench', ['-n', '-M', 'prepared', '-c', String(clients), '-j', String(Math.min(clients, 2)), '-T', String(duration), '-f', script, DATABASE_URL], {
+    env: { ...process.env, PGAPPNAME: application },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  let window: { ms: number; cpuMs: number } | undefined;
+  if (client && duration >= 3) {
+    // Wait (up to a third of the run) until every client's session is there: connecting 16 sessions
+    // on a loaded machine can take longer than a second.
+    let pids: number[] = [];
+    for (let waited = 0; waited < (duration * 1000) / 3; waited += 250) {
+      await new Promise((r) => setTimeout(r, 250));
+      pids = await backendPids(client, application);
+      if (pids.length >= clients && waited >= 750) break;
+    }
+    const start = new Map(pids.map((pid) => [pid, processCpuMs(pid)]));
+    const started = performance.now();
+    await new Promise((r) => setTimeout(r, Math.max(0, duration * 1000 - 500 - (performance.now() - spawned))));
+    let cpuMs = 0;
+    for (const [pid, ms] of start) cpuMs += processCpuMs(pid) - ms;
+    window = { ms: performance.now() - started, cpuMs };
   }
+  const code = await exited;
+  rmSync(dir, { recursive: true, force: true });
+  if (code !== 0) return { tps: NaN, latencyMs: NaN, error: stderr.slice(0, 500) };
+  const tps = Number(/tps = ([\d.]+)/.exec(stdout)?.[1] ?? NaN);
+  const latencyMs = Number(/latency average = ([\d.]+) ms/.exec(stdout)?.[1] ?? NaN);
+  const pgMs = window && tps > 0 ? Math.round((window.cpuMs / ((tps * window.ms) / 1000)) * 1000) / 1000 : null;
+  return { tps: Math.round(tps * 10) / 10, latencyMs, pgMs };
 }
 
 async function explain(client: pg.Client, statement: string): Promise<string> {
@@ -348,6 +515,7 @@ async function captureShape(captureUrl: string, shape: Shape, headers: Record<st
     contentType: response.headers.get('content-type') ?? 'application/json; charset=utf-8',
     body,
     statements: captured.map((c) => inlineParameters(c.text, c.values)),
+    raw: captured,
   };
 }
 
@@ -391,26 +559,38 @@ async function exportFloor(captureUrl: string, secret: string, client: pg.Client
   controller.abort();
   await new Promise((r) => setTimeout(r, 500));
   const captured = (await (await fetch(`${captureUrl}/__bench/capture`)).json()) as CapturedStatement[];
-  const batch = captured.find((c) => /from "jobs" as "j"/i.test(c.text) && /order by "j"\."id"/i.test(c.text));
+  const batch = captured.find((c) => /from\s+"?jobs"?(\s+as\s+"?j"?)?\b/i.test(c.text) && /order by\s+("?j"?\.)?"?id"?/i.test(c.text) && !/^\s*copy\b/i.test(c.text));
   if (!batch) return { error: 'export statement not captured' };
   const limit = /limit \$(\d+)/i.exec(batch.text);
   const values = [...batch.values];
   if (limit) values[Number(limit[1]) - 1] = null;
   const statement = inlineParameters(batch.text, values);
   const count = Number((await client.query(`SELECT count(*) AS n FROM (${statement}) s`)).rows[0].n);
+  const text = await copyOut(`COPY (${statement}) TO STDOUT`, count);
+  const json = await copyOut(`COPY (SELECT row_to_json(s) FROM (${statement}) s) TO STDOUT`, count);
+  return { rows: count, text, json, statement };
+}
+
+/** Time `COPY ... TO STDOUT` through psql (output discarded): rows/s. */
+async function copyOut(copy: string, rows: number): Promise<{ seconds: number; rowsPerSecond: number }> {
   const started = performance.now();
   await new Promise<void>((resolve, reject) => {
-    const child = spawn('psql', ['-X', '-q', '-c', `COPY (${statement}) TO STDOUT`, DATABASE_URL], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const child = spawn('psql', ['-X', '-q', '-c', copy, DATABASE_URL], { stdio: ['ignore', 'ignore', 'inherit'] });
     child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`psql COPY exited with ${code}`))));
   });
   const seconds = (performance.now() - started) / 1000;
-  return { rows: count, seconds: Math.round(seconds * 100) / 100, rowsPerSecond: Math.round(count / seconds), statement };
+  return { seconds: Math.round(seconds * 100) / 100, rowsPerSecond: Math.round(rows / seconds) };
 }
 
 // ---------------------------------------------------------------------------------------------------
 
-async function machine(client: pg.Client) {
+async function machineInfo() {
   const cpus = os.cpus();
+  const client = new pg.Client({ connectionString: DATABASE_URL });
+  await client.connect();
+  const postgres = (await client.query('SHOW server_version')).rows[0].server_version as string;
+  const sharedBuffers = (await client.query('SHOW shared_buffers')).rows[0].shared_buffers as string;
+  await client.end();
   let redisVersion: string | null;
   try {
     const { stdout } = await run('redis-cli', ['-u', REDIS_URL, 'INFO', 'server']);
@@ -423,8 +603,8 @@ async function machine(client: pg.Client) {
     cpu: cpus[0]?.model ?? 'unknown',
     memoryGb: Math.round(os.totalmem() / 1024 ** 3),
     node: process.version,
-    postgres: (await client.query('SHOW server_version')).rows[0].server_version as string,
-    sharedBuffers: (await client.query('SHOW shared_buffers')).rows[0].shared_buffers as string,
+    postgres,
+    sharedBuffers,
     redis: redisVersion,
     os: `${os.type()} ${os.release()}`,
   };
@@ -449,10 +629,69 @@ async function redisAnswers(): Promise<boolean> {
   }
 }
 
+/** Requests/s of a measurement, NaN when it completed no request (not measured, rather than 0). */
+const rpsOf = (f?: LoadFigures) => (f && f.requests > 0 ? f.rps : NaN);
 const ratio = (a: number, b: number) => (b > 0 && Number.isFinite(a) && Number.isFinite(b) ? Math.round((a / b) * 1000) / 1000 : null);
+
+/** What the machine was doing: load averages and `uptime`'s line. */
+async function machineLoad() {
+  const uptime = await run('uptime').then(
+    (r) => r.stdout.trim(),
+    () => '',
+  );
+  return { at: new Date().toISOString(), loadavg: os.loadavg().map((n) => Math.round(n * 100) / 100), uptime };
+}
+
+async function redisCommands(url: string): Promise<number> {
+  return ((await (await fetch(`${url}/__bench/stats`)).json()) as { redisCommands: number }).redisCommands;
+}
+
+/** A statement that writes (the record meter's reservation, say), anywhere in its text. */
+function isWrite(statement: string): boolean {
+  return /\b(insert\s+into|update\s+"?\w+"?\s+(as\s+\w+\s+)?set|delete\s+from)\b/i.test(statement);
+}
+
+/** The ingest benchmark (bench/ingest.ts) as a child process: its `result` line. */
+async function measureIngest(postings: number): Promise<Record<string, unknown>> {
+  const base = new URL(DATABASE_URL).pathname.slice(1);
+  let out = '';
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(NODE, [path.join(ROOT, 'bench/ingest.ts')], {
+      cwd: ROOT,
+      env: { ...process.env, BENCH_INGEST_DATABASE_URL: withDatabase(DATABASE_URL, `${base}_ingest`), BENCH_INGEST_POSTINGS: String(postings), LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`bench/ingest.ts exited with ${code}`))));
+  });
+  const line = out.split('\n').find((l) => l.startsWith('result '));
+  if (!line) throw new Error('bench/ingest.ts printed no result');
+  return JSON.parse(line.slice('result '.length)) as Record<string, unknown>;
+}
+
+const SEED_CHECK_ROWS = Number(process.env.BENCH_SEED_ROWS ?? (quick ? 5_000 : 100_000));
+const INGEST_POSTINGS = Number(process.env.BENCH_INGEST_POSTINGS ?? (quick ? 2_000 : 300_000));
+
+interface Target {
+  target: string;
+  met: boolean | null;
+  detail: string;
+}
+
+function atLeast(target: string, value: number | null | undefined, bound: number, detail = ''): Target {
+  const known = value !== null && value !== undefined && Number.isFinite(value);
+  return { target, met: known ? value >= bound : null, detail: `${known ? value : '–'}${detail ? ` (${detail})` : ''}` };
+}
+
+function below(target: string, value: number | null | undefined, bound: number, unit: string, strict = true): Target {
+  const known = value !== null && value !== undefined && Number.isFinite(value);
+  return { target, met: known ? (strict ? value < bound : value <= bound) : null, detail: `${known ? value : '–'} ${unit}` };
+}
 
 async function main(): Promise<void> {
   const startedAt = new Date();
+  const loadBefore = await machineLoad();
+  log(`machine: ${loadBefore.uptime}`);
   const { seedSeconds } = await ensureSeeded();
   const client = new pg.Client({ connectionString: DATABASE_URL });
   await client.connect();
@@ -475,7 +714,7 @@ async function main(): Promise<void> {
   mkdirSync(resultsDir, { recursive: true });
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'jlbench-'));
 
-  // 1. What each shape sends and answers.
+  // 1. What each shape sends and answers, without and with metering.
   const captured: Record<string, Awaited<ReturnType<typeof captureShape>>> = {};
   for (const shape of shapes) {
     captured[shape.id] = await captureShape(capture.url, shape, shape.keyless ? {} : auth);
@@ -484,17 +723,19 @@ async function main(): Promise<void> {
   const exportCopy = shapes.length === 10 || ONLY?.includes('10') ? await exportFloor(capture.url, secret, client) : null;
   await capture.stop();
   // The same with metering on (memory counters): what a keyed request sends with its record meter,
-  // for the floor "with metering". The second request of each shape, so one-time work is left out.
+  // for the floor "with metering" and the naive peer. The second request of each shape, so one-time
+  // work (the key cache's first read, naming statements) is left out.
   const meteredCapture = await startService({ counters: 'memory', limits: true, capture: true });
-  const metered: Record<string, string[]> = {};
+  const metered: Record<string, Awaited<ReturnType<typeof captureShape>>> = {};
   for (const shape of shapes) {
     if (shape.keyless) continue;
     await captureShape(meteredCapture.url, shape, auth);
-    metered[shape.id] = (await captureShape(meteredCapture.url, shape, auth)).statements;
+    metered[shape.id] = await captureShape(meteredCapture.url, shape, auth);
   }
   await meteredCapture.stop();
 
-  // 2. The service (production metering: limits on, request counters in Redis when it answers).
+  // 2. The service (production metering: limits on, request counters in Redis when it answers), and
+  // per shape its floors.
   const service = await startService({ counters, limits: true });
   const results: Array<Record<string, unknown>> = [];
   for (const shape of shapes) {
@@ -505,23 +746,42 @@ async function main(): Promise<void> {
     await load(`${service.url}${shape.path}`, 16, headers, Math.min(2, DURATION)); // warm caches and snapshots
     await settle(service.url);
     const svc: Record<number, LoadFigures> = {};
+    let redisPerRequest: number | null = null;
     for (const c of CONCURRENCY) {
+      const commandsBefore = redis ? await redisCommands(service.url) : 0;
       svc[c] = await load(`${service.url}${shape.path}`, c, headers, duration, { nodePid: service.child.pid, client, redisPid });
       await settle(service.url);
+      // Every request sent has been answered now (settle), so commands / requests sent is exact.
+      if (redis && c === 1 && svc[c]!.sent > 0) redisPerRequest = Math.round((((await redisCommands(service.url)) - commandsBefore) / svc[c]!.sent) * 100) / 100;
     }
     const bodyFile = path.join(scratch, `shape-${shape.id}.body`);
     writeFileSync(bodyFile, cap.body);
     const floor = await startChild('bench/http-floor.ts', { BENCH_BODY_FILE: bodyFile, BENCH_CONTENT_TYPE: cap.contentType });
     const http: Record<number, LoadFigures> = {};
-    for (const c of CONCURRENCY) http[c] = await load(floor.url, c, {}, duration);
+    for (const c of CONCURRENCY) http[c] = await load(floor.url, c, {}, duration, { nodePid: floor.child.pid, client, application: 'none' });
     await floor.stop();
+    const meteredCap = metered[shape.id];
+    const peerStatements = shape.dbFloor === false ? [] : (meteredCap ?? cap).raw;
+    const peer: Record<number, LoadFigures> = {};
+    let peerBytes: number | null = null;
+    if (peerStatements.length > 0) {
+      const statementsFile = path.join(scratch, `shape-${shape.id}.statements.json`);
+      writeFileSync(statementsFile, JSON.stringify(peerStatements));
+      const naive = await startChild('bench/naive-peer.ts', { BENCH_STATEMENTS_FILE: statementsFile, DATABASE_URL });
+      const sample = await fetch(`${naive.url}${shape.path}`);
+      peerBytes = (await sample.arrayBuffer()).byteLength;
+      await load(`${naive.url}${shape.path}`, 16, {}, Math.min(2, DURATION));
+      for (const c of CONCURRENCY) peer[c] = await load(`${naive.url}${shape.path}`, c, {}, duration, { nodePid: naive.child.pid, client, application: 'jobledger-bench-peer' });
+      await naive.stop();
+    }
     const db: Record<number, DbFloor> = {};
-    if (cap.statements.length > 0 && shape.dbFloor !== false) for (const c of CONCURRENCY) db[c] = await pgbench(cap.statements, c, duration);
+    if (cap.statements.length > 0 && shape.dbFloor !== false) db[16] = await pgbench(cap.statements, 16, duration, client);
     const dbMetered: Record<number, DbFloor> = {};
-    const meteredStatements = metered[shape.id];
-    if (meteredStatements && meteredStatements.length > 0 && shape.dbFloor !== false) dbMetered[16] = await pgbench(meteredStatements, 16, duration);
+    const meteredStatements = meteredCap?.statements ?? (shape.keyless ? cap.statements : undefined);
+    if (meteredStatements && meteredStatements.length > 0 && shape.dbFloor !== false) for (const c of CONCURRENCY) dbMetered[c] = await pgbench(meteredStatements, c, duration, client);
     const plans: string[] = [];
     for (const statement of cap.statements) plans.push(`${statement}\n${await explain(client, statement)}`);
+    const cpu16 = svc[16]!.cpu;
     results.push({
       id: shape.id,
       title: shape.title,
@@ -530,17 +790,23 @@ async function main(): Promise<void> {
       status: cap.status,
       responseBytes: cap.body.length,
       statements: cap.statements.length,
+      meteredStatements: meteredStatements?.length ?? null,
+      syncWritesPerRequest: meteredCap ? meteredCap.statements.filter(isWrite).length : null,
+      redisCommandsPerRequestC1: redisPerRequest,
       service: svc,
+      totalCpuMsC16: cpu16 ? Math.round(((cpu16.nodeMs ?? 0) + (cpu16.pgMs ?? 0) + (cpu16.redisMs ?? 0)) * 1000) / 1000 : null,
+      naivePeer: { ...peer, responseBytes: peerBytes },
       httpFloor: http,
       dbFloor: db,
       dbFloorWithMetering: dbMetered,
-      meteredStatements: meteredStatements?.length ?? null,
       ratios: {
-        dbMeteredFloorC16: ratio(svc[16]!.rps, dbMetered[16]?.tps ?? NaN),
-        dbFloorC1: ratio(svc[1]!.rps, db[1]?.tps ?? NaN),
-        dbFloorC16: ratio(svc[16]!.rps, db[16]?.tps ?? NaN),
-        httpFloorC1: ratio(svc[1]!.rps, http[1]!.rps),
-        httpFloorC16: ratio(svc[16]!.rps, http[16]!.rps),
+        peerC1: ratio(rpsOf(svc[1]), rpsOf(peer[1])),
+        peerC16: ratio(rpsOf(svc[16]), rpsOf(peer[16])),
+        dbMeteredFloorC1: ratio(rpsOf(svc[1]), dbMetered[1]?.tps ?? NaN),
+        dbMeteredFloorC16: ratio(rpsOf(svc[16]), dbMetered[16]?.tps ?? NaN),
+        dbFloorC16: ratio(rpsOf(svc[16]), db[16]?.tps ?? NaN),
+        httpFloorC1: ratio(rpsOf(svc[1]), rpsOf(http[1])),
+        httpFloorC16: ratio(rpsOf(svc[16]), rpsOf(http[16])),
       },
       explain: plans,
     });
@@ -552,7 +818,17 @@ async function main(): Promise<void> {
   if (exportCopy) {
     log('shape 10 /v1/export of the whole ledger');
     const measured = await measureExport(secret, counters);
-    exportResult = { service: measured, copyFloor: { ...exportCopy, statement: undefined }, ratio: ratio(measured.rowsPerSecond, 'rowsPerSecond' in exportCopy ? (exportCopy.rowsPerSecond ?? NaN) : NaN), explain: 'statement' in exportCopy ? await explain(client, exportCopy.statement!) : null };
+    const floors = 'text' in exportCopy && exportCopy.text && exportCopy.json && exportCopy.statement ? { ...exportCopy, text: exportCopy.text, json: exportCopy.json, statement: exportCopy.statement } : null;
+    exportResult = {
+      service: measured,
+      copyText: floors?.text ?? null,
+      copyRowToJson: floors?.json ?? null,
+      floorRows: floors?.rows ?? null,
+      error: 'error' in exportCopy ? exportCopy.error : undefined,
+      ratioText: ratio(measured.rowsPerSecond, floors?.text.rowsPerSecond ?? NaN),
+      ratioRowToJson: ratio(measured.rowsPerSecond, floors?.json.rowsPerSecond ?? NaN),
+      explain: floors ? await explain(client, floors.statement) : null,
+    };
   }
 
   // 4. Metering cost: shape 1 with limits off, and on with memory and Redis counters.
@@ -574,71 +850,144 @@ async function main(): Promise<void> {
     await s.stop();
   }
   const perRequestMs = (name: string) => (metering[name] && metering.off ? Math.round((metering[name]![1]!.mean - metering.off[1]!.mean) * 100) / 100 : null);
+  // The same cost as CPU (Node.js + PostgreSQL + Redis per request at c1, on − off): latency
+  // differences drown in noise on a shared machine, CPU time much less.
+  const cpuSum = (f?: LoadFigures) => (f?.cpu ? (f.cpu.nodeMs ?? 0) + (f.cpu.pgMs ?? 0) + (f.cpu.redisMs ?? 0) : NaN);
+  const perRequestCpuMs = (name: string) => {
+    const d = cpuSum(metering[name]?.[1]) - cpuSum(metering.off?.[1]);
+    return Number.isFinite(d) ? Math.round(d * 1000) / 1000 : null;
+  };
+  const ledger = { rows, servedRows, generatedRows: ROWS, changeEvents: events, seedSeconds, seedRowsPerSecond: seedSeconds ? Math.round(ROWS / seedSeconds) : null, databaseBytes: Number((await client.query('SELECT pg_database_size(current_database()) AS n')).rows[0].n) };
+  await client.end();
 
-  // 5. Targets.
-  const targets: Array<{ target: string; met: boolean | null; detail: string }> = [];
-  for (const r of results) {
-    const ratios = r.ratios as { dbFloorC16: number | null; httpFloorC16: number | null };
-    if (r.target === 'db') targets.push({ target: `shape ${r.id} c16 ≥ 60% of database floor`, met: ratios.dbFloorC16 === null ? null : ratios.dbFloorC16 >= 0.6, detail: `${ratios.dbFloorC16}` });
-    if (r.target === 'http') targets.push({ target: `shape ${r.id} c16 ≥ 70% of HTTP floor`, met: ratios.httpFloorC16 === null ? null : ratios.httpFloorC16 >= 0.7, detail: `${ratios.httpFloorC16}` });
-    const shape = shapes.find((s) => s.id === r.id)!;
-    const svc = r.service as Record<number, LoadFigures>;
-    if (shape.p99Target) targets.push({ target: `shape ${r.id} p99 at c1 < 50 ms`, met: svc[1]!.p99 < 50, detail: `${svc[1]!.p99} ms` });
+  // 5. Seeding against a bare COPY of the same rows.
+  let seeding: Awaited<ReturnType<typeof measureSeeding>> | null = null;
+  if (SEED_CHECK_ROWS > 0) {
+    log(`seeding ${SEED_CHECK_ROWS} rows against a bare COPY of the same rows`);
+    seeding = await measureSeeding(SEED_CHECK_ROWS);
+    log(`seeder ${seeding.seeder.rowsPerSecond} rows/s, bare COPY ${seeding.bareCopy.rowsPerSecond} rows/s`);
   }
+
+  // 6. Ingest.
+  let ingest: Record<string, unknown> | null = null;
+  if (INGEST_POSTINGS > 0) {
+    log(`ingest: ${INGEST_POSTINGS} postings`);
+    ingest = await measureIngest(INGEST_POSTINGS);
+  }
+
+  // 7. Targets (issue 22).
+  const targets: Target[] = [];
+  const byId = (id: string) => results.find((r) => r.id === id);
+  for (const r of results) {
+    const ratios = r.ratios as Record<string, number | null>;
+    const svc = r.service as Record<number, LoadFigures>;
+    if (r.target === 'db') {
+      targets.push(atLeast(`shape ${r.id} c16 ≥ 1.0 of the naive peer`, ratios.peerC16, 1.0));
+      targets.push(atLeast(`shape ${r.id} c16 ≥ 0.5 of the prepared floor with metering`, ratios.dbMeteredFloorC16, r.id === '9' ? 0.5 : 0.5));
+    }
+    targets.push(below(`shape ${r.id} p99 at c1 < 50 ms`, svc[1]!.p99, 50, 'ms'));
+  }
+  const one = byId('1');
+  if (one) {
+    targets.push(below('total CPU per /v1/jobs request (node + pg + redis, c16) ≤ 0.8 ms', one.totalCpuMsC16 as number | null, 0.8, 'ms', false));
+    targets.push(below('metering: synchronous database writes per keyed request = 0', one.syncWritesPerRequest as number | null, 1, 'writes'));
+    if (redis) targets.push(below('metering: Redis round trips per keyed request ≤ 1 (commands sent, c1)', one.redisCommandsPerRequestC1 as number | null, 1, 'commands', false));
+  }
+  const eleven = byId('11');
+  if (eleven) targets.push(atLeast('keyless /public/jobs?country=DE c16 ≥ 0.5 of raw node:http', (eleven.ratios as Record<string, number | null>).httpFloorC16, 0.5));
+  if (redis) targets.push(below('metering with Redis adds < 0.3 ms at c1 (mean latency, on − off)', perRequestMs('redis'), 0.3, 'ms'));
+  if (redis) targets.push(below('metering with Redis adds < 0.3 ms at c1 (CPU node + pg + redis, on − off)', perRequestCpuMs('redis'), 0.3, 'ms'));
   const failures = results.reduce((n, r) => n + Object.values(r.service as Record<number, LoadFigures>).reduce((m, f) => m + f.non2xx + f.errors + f.timeouts, 0), 0);
   targets.push({ target: 'no request fails or hits the statement timeout', met: failures === 0, detail: `${failures} non-2xx/errors/timeouts` });
   if (exportResult) {
     const svc = exportResult.service as { rowsPerSecond: number; peakRssMb: number };
-    targets.push({ target: 'export ≥ 50,000 rows/s', met: svc.rowsPerSecond >= 50_000, detail: `${svc.rowsPerSecond} rows/s` });
-    targets.push({ target: 'export ≥ 50% of COPY floor', met: exportResult.ratio === null ? null : (exportResult.ratio as number) >= 0.5, detail: `${exportResult.ratio}` });
-    targets.push({ target: 'export peak RSS < 300 MB', met: svc.peakRssMb < 300, detail: `${svc.peakRssMb} MB` });
+    targets.push(atLeast('export ≥ 1.0 of COPY row_to_json', exportResult.ratioRowToJson as number | null, 1.0, `${svc.rowsPerSecond} rows/s`));
+    targets.push(below('export peak RSS < 200 MB', svc.peakRssMb, 200, 'MB'));
   }
-  if (redis) targets.push({ target: 'metering with Redis < 0.5 ms per request', met: (perRequestMs('redis') ?? Infinity) < 0.5, detail: `${perRequestMs('redis')} ms (c1 mean latency, on − off)` });
+  if (seeding) targets.push(atLeast('seeding ≥ 0.8 of a bare COPY of the same rows', seeding.ratio, 0.8, `${seeding.seeder.rowsPerSecond} vs ${seeding.bareCopy.rowsPerSecond} rows/s at ${seeding.rows} rows`));
+  if (ingest) {
+    const first = ingest.firstCrawl as { postingsPerSecond: number };
+    const re = ingest.recrawl as { postingsPerSecond: number };
+    const floorRe = ingest.recrawlFetchParse as { postingsPerSecond: number };
+    if (seeding) targets.push(atLeast('ingest first crawl ≥ 0.5 of the bare COPY rate', ratio(first.postingsPerSecond, seeding.bareCopy.rowsPerSecond), 0.5, `${first.postingsPerSecond} postings/s vs ${seeding.bareCopy.rowsPerSecond} rows/s`));
+    targets.push(atLeast('ingest re-crawl ≥ 0.5 of fetch + parse alone', ratio(re.postingsPerSecond, floorRe.postingsPerSecond), 0.5, `${re.postingsPerSecond} vs ${floorRe.postingsPerSecond} postings/s`));
+  }
 
   const report = {
     startedAt: startedAt.toISOString(),
     finishedAt: new Date().toISOString(),
     quick,
-    machine: await machine(client),
-    ledger: { rows, servedRows, generatedRows: ROWS, changeEvents: events, seedSeconds, databaseBytes: Number((await client.query('SELECT pg_database_size(current_database()) AS n')).rows[0].n) },
-    settings: { durationSeconds: DURATION, concurrency: CONCURRENCY, serviceCounters: counters, pgbench: '-M prepared, values inlined', autocannon: 'pipelining 1' },
+    machine: { ...(await machineInfo()), loadBefore, loadAfter: await machineLoad() },
+    ledger,
+    settings: { durationSeconds: DURATION, concurrency: CONCURRENCY, serviceCounters: counters, pgbench: '-M prepared, values inlined', autocannon: 'pipelining 1', seedCheckRows: SEED_CHECK_ROWS, ingestPostings: INGEST_POSTINGS },
     shapes: results,
     export: exportResult,
-    metering: { shape: meteringShape.id, variants: metering, perRequestMs: { memory: perRequestMs('memory'), redis: perRequestMs('redis') } },
+    metering: { shape: meteringShape.id, variants: metering, perRequestMs: { memory: perRequestMs('memory'), redis: perRequestMs('redis') }, perRequestCpuMs: { memory: perRequestCpuMs('memory'), redis: perRequestCpuMs('redis') } },
+    seeding,
+    ingest,
     targets,
   };
-  await client.end();
   const day = startedAt.toISOString().slice(0, 10);
   const file = path.join(resultsDir, `${quick ? 'quick-' : ''}${day}.json`);
   writeFileSync(file, JSON.stringify(report, null, 2) + '\n');
+  rmSync(scratch, { recursive: true, force: true });
   printTable(report);
   process.stdout.write(`\nwritten ${path.relative(ROOT, file)}\n`);
 }
 
-function printTable(report: { shapes: Array<Record<string, unknown>>; export: Record<string, unknown> | null; metering: { perRequestMs: Record<string, number | null>; variants: Record<string, Record<number, LoadFigures>> }; targets: Array<{ target: string; met: boolean | null; detail: string }> }): void {
+function printTable(report: {
+  shapes: Array<Record<string, unknown>>;
+  export: Record<string, unknown> | null;
+  metering: { perRequestMs: Record<string, number | null>; perRequestCpuMs: Record<string, number | null>; variants: Record<string, Record<number, LoadFigures>> };
+  seeding: Record<string, unknown> | null;
+  ingest: Record<string, unknown> | null;
+  targets: Target[];
+  machine: { loadBefore: { uptime: string }; loadAfter: { uptime: string } };
+}): void {
   const pad = (s: string | number | null | undefined, n: number) => String(s ?? '–').padStart(n);
+  const cpu = (f?: LoadFigures) => (f?.cpu ? `${f.cpu.nodeMs ?? '–'}/${f.cpu.pgMs ?? '–'}/${f.cpu.redisMs ?? '–'}` : null);
   const out: string[] = [];
   out.push('');
-  out.push(`${'shape'.padEnd(44)} ${pad('c1 req/s', 9)} ${pad('p50', 5)} ${pad('p99', 5)} ${pad('c16 req/s', 10)} ${pad('p50', 5)} ${pad('p99', 5)} ${pad('db c16', 8)} ${pad('svc/db', 7)} ${pad('http c16', 9)} ${pad('svc/http', 8)} ${pad('db+m c16', 9)} ${pad('svc/db+m', 8)} ${pad('cpu node/pg/redis ms c16', 25)}`);
+  out.push(
+    `${'shape'.padEnd(40)} ${pad('c1 req/s', 9)} ${pad('p50', 4)} ${pad('p99', 4)} ${pad('c16 req/s', 9)} ${pad('p50', 4)} ${pad('p99', 5)} ${pad('peer c16', 8)} ${pad('svc/peer', 8)} ${pad('db+m c16', 8)} ${pad('svc/db+m', 8)} ${pad('db c16', 8)} ${pad('svc/db', 6)} ${pad('http c16', 8)} ${pad('svc/http', 8)} ${pad('cpu ms node/pg/redis c16', 24)} ${pad('peer node/pg', 13)} ${pad('db+m pg', 7)} ${pad('http node', 9)}`,
+  );
   for (const r of report.shapes) {
     const svc = r.service as Record<number, LoadFigures>;
     const db = r.dbFloor as Record<number, DbFloor>;
+    const dbm = r.dbFloorWithMetering as Record<number, DbFloor>;
     const http = r.httpFloor as Record<number, LoadFigures>;
+    const peer = r.naivePeer as Record<number, LoadFigures | undefined>;
     const ratios = r.ratios as Record<string, number | null>;
     out.push(
-      `${`${r.id}. ${r.title}`.slice(0, 44).padEnd(44)} ${pad(svc[1]!.rps, 9)} ${pad(svc[1]!.p50, 5)} ${pad(svc[1]!.p99, 5)} ${pad(svc[16]!.rps, 10)} ${pad(svc[16]!.p50, 5)} ${pad(svc[16]!.p99, 5)} ${pad(db[16]?.tps, 8)} ${pad(ratios.dbFloorC16, 7)} ${pad(http[16]!.rps, 9)} ${pad(ratios.httpFloorC16, 8)} ${pad((r.dbFloorWithMetering as Record<number, DbFloor>)[16]?.tps, 9)} ${pad(ratios.dbMeteredFloorC16, 8)} ${pad(svc[16]!.cpu ? `${svc[16]!.cpu.nodeMs}/${svc[16]!.cpu.pgMs}/${svc[16]!.cpu.redisMs}` : null, 25)}`,
+      `${`${r.id}. ${r.title}`.slice(0, 40).padEnd(40)} ${pad(svc[1]!.rps, 9)} ${pad(svc[1]!.p50, 4)} ${pad(svc[1]!.p99, 4)} ${pad(svc[16]!.rps, 9)} ${pad(svc[16]!.p50, 4)} ${pad(svc[16]!.p99, 5)} ${pad(peer[16]?.rps, 8)} ${pad(ratios.peerC16, 8)} ${pad(dbm[16]?.tps, 8)} ${pad(ratios.dbMeteredFloorC16, 8)} ${pad(db[16]?.tps, 8)} ${pad(ratios.dbFloorC16, 6)} ${pad(http[16]!.rps, 8)} ${pad(ratios.httpFloorC16, 8)} ${pad(cpu(svc[16]), 24)} ${pad(peer[16]?.cpu ? `${peer[16].cpu.nodeMs}/${peer[16].cpu.pgMs}` : null, 13)} ${pad(dbm[16]?.pgMs, 7)} ${pad(http[16]?.cpu?.nodeMs, 9)}`,
     );
   }
   if (report.export) {
     const svc = report.export.service as { rowsPerSecond: number; peakRssMb: number; rows: number };
-    const copy = report.export.copyFloor as { rowsPerSecond?: number };
-    out.push(`10. /v1/export: ${svc.rows} rows at ${svc.rowsPerSecond} rows/s, peak RSS ${svc.peakRssMb} MB; COPY ${copy.rowsPerSecond} rows/s; ratio ${report.export.ratio}`);
+    const text = report.export.copyText as { rowsPerSecond?: number } | null;
+    const json = report.export.copyRowToJson as { rowsPerSecond?: number } | null;
+    out.push(`10. /v1/export: ${svc.rows} rows at ${svc.rowsPerSecond} rows/s, peak RSS ${svc.peakRssMb} MB; COPY text ${text?.rowsPerSecond} rows/s (ratio ${report.export.ratioText}); COPY row_to_json ${json?.rowsPerSecond} rows/s (ratio ${report.export.ratioRowToJson})`);
   }
   const m = report.metering;
   out.push(`metering (shape 1, c1 mean latency over limits off): memory ${m.perRequestMs.memory} ms, redis ${m.perRequestMs.redis} ms; c16 req/s ${Object.entries(m.variants).map(([k, v]) => `${k} ${v[16]?.rps}`).join(', ')}`);
-  out.push(`metering CPU ms per request at c1, node/pg/redis: ${Object.entries(m.variants).map(([k, v]) => `${k} ${v[1]?.cpu ? `${v[1].cpu.nodeMs}/${v[1].cpu.pgMs}/${v[1].cpu.redisMs}` : '–'}`).join(', ')}`);
+  out.push(`metering CPU ms per request at c1, node/pg/redis: ${Object.entries(m.variants).map(([k, v]) => `${k} ${cpu(v[1]) ?? '–'}`).join(', ')}; added CPU over limits off: memory ${m.perRequestCpuMs.memory} ms, redis ${m.perRequestCpuMs.redis} ms`);
+  if (report.seeding) {
+    const sd = report.seeding as { rows: number; seeder: { rowsPerSecond: number; seconds: number }; bareCopy: { rowsPerSecond: number; seconds: number }; ratio: number | null };
+    out.push(`seeding ${sd.rows} rows: seeder ${sd.seeder.rowsPerSecond} rows/s (${sd.seeder.seconds} s), bare COPY ${sd.bareCopy.rowsPerSecond} rows/s (${sd.bareCopy.seconds} s), ratio ${sd.ratio}`);
+  }
+  if (report.ingest) {
+    const ig = report.ingest as Record<string, { postingsPerSecond: number; seconds: number; cpuMsPerPosting?: { node: number; pg: number; sources: number }; counts?: Record<string, number> }> & { boards: number; postings: number };
+    const phase = (name: string) => {
+      const p = ig[name]!;
+      return `${p.postingsPerSecond} postings/s (${p.seconds} s${p.cpuMsPerPosting ? `, cpu ms/posting node ${p.cpuMsPerPosting.node} pg ${p.cpuMsPerPosting.pg} sources ${p.cpuMsPerPosting.sources}` : ''}${p.counts ? `, ${JSON.stringify(p.counts)}` : ''})`;
+    };
+    out.push(`ingest ${ig.postings} postings on ${ig.boards} boards: first crawl ${phase('firstCrawl')}; its fetch + parse ${phase('firstFetchParse')}`);
+    out.push(`  re-crawl ${phase('recrawl')}; its fetch + parse ${phase('recrawlFetchParse')}`);
+  }
+  out.push(`machine before: ${report.machine.loadBefore.uptime}`);
+  out.push(`machine after:  ${report.machine.loadAfter.uptime}`);
   out.push('');
-  for (const t of report.targets) out.push(`${t.met === null ? '  ?' : t.met ? ' ok' : 'MISS'}  ${t.target}: ${t.detail}`);
+  for (const t of report.targets) out.push(`${t.met === null ? '   ?' : t.met ? '  ok' : 'MISS'}  ${t.target}: ${t.detail}`);
   process.stdout.write(out.join('\n') + '\n');
 }
 

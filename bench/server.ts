@@ -7,7 +7,9 @@
  * (where request counters live; redis needs REDIS_URL); BENCH_LIMITS = on | off (request limits and
  * record meter on /v1, see AppOptions.keyedLimits); BENCH_CAPTURE = 1 records every SQL statement the
  * pool sends, served by GET /__bench/capture (and reset by DELETE), so the harness can replay exactly
- * what one request sent through pgbench. Prints `listening <port>` once ready.
+ * what one request sent through pgbench. GET /__bench/stats (always) answers `{redisCommands}`: the
+ * commands the request counters sent to Redis so far (each one round trip unless pipelined), so the
+ * harness can count round trips per request. Prints `listening <port>` once ready.
  */
 import pg from 'pg';
 import pino from 'pino';
@@ -44,9 +46,15 @@ const { db, pool } = connect(config.databaseUrl, { statementTimeoutMs: config.st
 
 const kind = process.env.BENCH_COUNTERS ?? 'memory';
 let requestCounters: CounterStore;
+let redisCommands = 0;
 if (kind === 'redis') {
   if (!config.redisUrl) throw new Error('BENCH_COUNTERS=redis needs REDIS_URL');
   const redis = connectRedis(config.redisUrl, log);
+  const send = redis.sendCommand.bind(redis);
+  redis.sendCommand = ((...args: Parameters<typeof send>) => {
+    redisCommands++;
+    return send(...args);
+  }) as typeof redis.sendCommand;
   if (!(await waitForRedis(redis))) throw new Error(`Redis at ${config.redisUrl} does not answer`);
   requestCounters = { kind: 'redis', client: redis, keyPrefix: `jlbench:${process.pid}` };
 } else if (kind === 'postgres') {
@@ -72,6 +80,7 @@ const app = await buildApp({
   reports: defaultReportSettings(config.reportRefreshSeconds),
   keyedLimits: process.env.BENCH_LIMITS !== 'off',
 });
+app.get('/__bench/stats', async () => ({ redisCommands }));
 if (process.env.BENCH_CAPTURE === '1') {
   app.get('/__bench/capture', async () => captured);
   app.delete('/__bench/capture', async () => {

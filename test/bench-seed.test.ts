@@ -18,9 +18,9 @@ describe('bench-seed', () => {
 
   beforeAll(async () => {
     [a, b, c] = await Promise.all([createTestDatabase({ corpus: true }), createTestDatabase({ corpus: true }), createTestDatabase({ corpus: true })]);
-    await seedBenchLedger(a.db, { rows: ROWS, seed: 42, anchor: ANCHOR, chunkRows: 700 });
-    await seedBenchLedger(b.db, { rows: ROWS, seed: 42, anchor: ANCHOR, chunkRows: 1_000 });
-    await seedBenchLedger(c.db, { rows: ROWS, seed: 43, anchor: ANCHOR });
+    await seedBenchLedger(a, { rows: ROWS, seed: 42, anchor: ANCHOR, chunkRows: 700 });
+    await seedBenchLedger(b, { rows: ROWS, seed: 42, anchor: ANCHOR, chunkRows: 1_000 });
+    await seedBenchLedger(c, { rows: ROWS, seed: 43, anchor: ANCHOR });
   }, 240_000);
   afterAll(async () => {
     await Promise.all([a?.drop(), b?.drop(), c?.drop()]);

@@ -163,9 +163,9 @@ program
       }
       const bar = new SingleBar({ format: 'seeding {bar} {value}/{total} rows | {eta_formatted} left', hideCursor: true, stream: process.stderr, noTTYOutput: true, notTTYSchedule: 10_000 }, Presets.shades_classic);
       bar.start(options.rows, 0);
-      const result = await seedBenchLedger(db, { ...options, onProgress: (done) => bar.update(done) });
+      const result = await seedBenchLedger(rt.database, { ...options, onProgress: (done) => bar.update(done) });
       bar.stop();
-      process.stdout.write(`${result.rows} rows generated in ${result.seconds} s from ${result.templates.served} served, ${result.templates.closed} closed and ${result.templates.withheld} withheld templates\n`);
+      process.stdout.write(`${result.rows} rows generated in ${result.seconds} s (load ${result.phases.load} s, indexes ${result.phases.indexes} s) from ${result.templates.served} served, ${result.templates.closed} closed and ${result.templates.withheld} withheld templates\n`);
     } finally {
       await rt.database.close();
     }

@@ -9,9 +9,8 @@
  * removed ad `{id, removed: true, removed_date}`), the ads shaped like JobTech's own test ads
  * (fixtures/jobtech).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FAILURES } from './helpers/agency-server.ts';
-import { agencyPipeline, type AgencyPipeline } from './helpers/agency-pipeline.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { itChangesNothingOnFailure, useAgencyPipeline } from './helpers/agency-pipeline.ts';
 
 const ad = (id: string, headline: string, extra: Record<string, unknown> = {}) => ({
   id,
@@ -39,14 +38,10 @@ const ad = (id: string, headline: string, extra: Record<string, unknown> = {}) =
 const SNAPSHOT = [ad('30000001', 'Socialsekreterare'), ad('30000002', 'Backend-utvecklare', { occupation_field: { label: 'Data/IT' }, working_hours_type: { label: 'Deltid' } }), ad('30000003', 'Lagerarbetare')];
 
 describe('JobTech JobStream over a loopback server on the real paths', () => {
-  let p: AgencyPipeline;
-  beforeAll(async () => {
-    p = await agencyPipeline('jobtech', 'sweden');
+  const p = useAgencyPipeline('jobtech', 'sweden');
+  beforeAll(() => {
     p.server.set('/snapshot', { json: SNAPSHOT });
     p.server.set('/stream', { json: [] });
-  });
-  afterAll(async () => {
-    await p?.close();
   });
 
   it('loads the snapshot first and maps the published fields', async () => {
@@ -71,24 +66,15 @@ describe('JobTech JobStream over a loopback server on the real paths', () => {
   });
 
   it('then reads the stream since the last read; an empty stream touches no row', async () => {
-    const before = await p.snapshot();
+    const before = await p.contents();
     const from = p.server.hits.length;
     expect((await p.crawl()).outcome).toBe('not_modified');
     const [hit] = p.server.since(from);
     expect(hit!.url).toMatch(/^\/stream\?date=\d{4}-\d{2}-\d{2}T\d{2}%3A\d{2}%3A\d{2}$/);
-    const after = (await p.snapshot()) as { jobs: { id: string; content_hash: string; status: string }[]; events: number };
-    expect(after.events).toBe((before as typeof after).events);
-    expect(after.jobs.map((j) => [j.id, j.content_hash])).toEqual((before as typeof after).jobs.map((j) => [j.id, j.content_hash]));
+    expect(await p.contents()).toEqual(before);
   });
 
-  for (const [form, answer] of Object.entries(FAILURES)) {
-    it(`changes nothing when the stream answers: ${form}`, async () => {
-      const before = await p.snapshot();
-      p.server.set('/stream', answer);
-      expect((await p.crawl()).outcome).toBe('failed');
-      expect(await p.snapshot()).toEqual(before);
-    });
-  }
+  itChangesNothingOnFailure(p, 'the stream', '/stream');
 
   it('closes a removed ad as expired_upstream and adds a new one from the stream', async () => {
     p.server.set('/stream', { json: [{ id: '30000002', removed: true, removed_date: '2026-11-21T10:00:00' }, ad('30000004', 'Undersköterska')] });

@@ -8,9 +8,9 @@
  * (navikt/pam-stilling-feed `docs/index.markdown`: Feed page, Feed item, Feed entry), with values of the
  * kind its test ad carries (`src/test/resources/ad_dto.json`: Leka kommune, STYRK08 2342).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { FAILURES } from './helpers/agency-server.ts';
-import { agencyPipeline, type AgencyPipeline } from './helpers/agency-pipeline.ts';
+import { itChangesNothingOnFailure, useAgencyPipeline } from './helpers/agency-pipeline.ts';
 
 const TOKEN = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJwdWJsaWMifQ.c2lnbmF0dXJl';
 const A = '10584075-1e5c-4a83-bf49-c80bcab83018';
@@ -83,18 +83,14 @@ const page = (id: string, items: unknown[], next: string | null) => ({
 });
 
 describe('NAV job vacancy feed over a loopback server on the real paths', () => {
-  let p: AgencyPipeline;
+  const p = useAgencyPipeline('nav', 'norway');
 
-  beforeAll(async () => {
-    p = await agencyPipeline('nav', 'norway');
+  beforeAll(() => {
     const s = p.server;
     s.set('/api/publicToken', { body: `Current public token for Nav Job Vacancy Feed:\n${TOKEN}\n`, type: 'text/plain' });
     s.set('/api/v1/feed', { json: page('p1', [item(A, 'ACTIVE', 'Pedagogisk leder', 'Leka kommune'), item(B, 'ACTIVE', 'Systemutvikler', 'Betaling AS')], '/api/v1/feed/p2') });
     s.set('/api/v1/feed/p2', { json: page('p2', [item(C, 'ACTIVE', 'Sykepleier', 'Bergen kommune')], null) });
     for (const e of [KINDERGARTEN, DEVELOPER, NURSE, WELDER]) s.set(`/api/v1/feedentry/${e.uuid}`, { json: e });
-  });
-  afterAll(async () => {
-    await p?.close();
   });
 
   it('follows the pages, reads each ad with the bearer token, and maps the structured fields as published', async () => {
@@ -128,26 +124,16 @@ describe('NAV job vacancy feed over a loopback server on the real paths', () => 
   });
 
   it('recrawls an unchanged feed with If-None-Match on the last page: 304, no row touched', async () => {
-    const before = await p.snapshot();
+    const before = await p.contents();
     const from = p.server.hits.length;
     expect((await p.crawl()).outcome).toBe('not_modified');
     const feedHits = p.server.since(from).filter((h) => h.url.startsWith('/api/v1/'));
     expect(feedHits.map((h) => [h.url, h.status])).toEqual([['/api/v1/feed/p2', 304]]);
     expect(feedHits[0]!.headers['if-none-match']).toBeTruthy();
-    const after = (await p.snapshot()) as { jobs: { id: string; content_hash: string; status: string }[]; events: number };
-    expect(after.events).toBe((before as typeof after).events);
-    expect(after.jobs.map((j) => [j.id, j.status, j.content_hash])).toEqual((before as typeof after).jobs.map((j) => [j.id, j.status, j.content_hash]));
+    expect(await p.contents()).toEqual(before);
   });
 
-  for (const [form, answer] of Object.entries(FAILURES)) {
-    it(`changes nothing when a feed page answers: ${form}`, async () => {
-      const before = await p.snapshot();
-      p.server.set('/api/v1/feed/p2', answer);
-      const report = await p.crawl();
-      expect(report.outcome).toBe('failed');
-      expect(await p.snapshot()).toEqual(before);
-    });
-  }
+  itChangesNothingOnFailure(p, 'a feed page', '/api/v1/feed/p2');
 
   it('changes nothing when an ad entry fails mid-crawl (500)', async () => {
     const before = await p.snapshot();

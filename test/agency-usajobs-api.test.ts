@@ -15,8 +15,8 @@ import { createConnectors } from '../src/ingest/connectors/registry.ts';
 import { createFetcher, type GuardedFetcher } from '../src/ingest/fetcher.ts';
 import { crawlTargets, type PipelineDeps } from '../src/ingest/pipeline.ts';
 import { listTargets, upsertTarget } from '../src/store/crawl-targets.ts';
-import { AgencyServer, FAILURES } from './helpers/agency-server.ts';
-import { agencyPipeline, type AgencyPipeline } from './helpers/agency-pipeline.ts';
+import { AgencyServer } from './helpers/agency-server.ts';
+import { agencyPipeline, itChangesNothingOnFailure, useAgencyPipeline } from './helpers/agency-pipeline.ts';
 import { testFetchConfig } from './helpers/corpus.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 
@@ -57,13 +57,9 @@ const C = item('800000003', 'Medical Support Assistant', { JobCategory: [{ Name:
 const result = (items: unknown[]) => ({ json: { LanguageCode: 'EN', SearchParameters: {}, SearchResult: { SearchResultCount: items.length, SearchResultCountAll: items.length, SearchResultItems: items, UserArea: { NumberOfPages: '1' } } } });
 
 describe('USAJOBS Search API over a loopback server on the real path', () => {
-  let p: AgencyPipeline;
-  beforeAll(async () => {
-    p = await agencyPipeline('usajobs_api', BOARD, { JOBLEDGER_USAJOBS_API_KEY: KEY, JOBLEDGER_USAJOBS_API_EMAIL: 'ops@example.org' });
+  const p = useAgencyPipeline('usajobs_api', BOARD, { JOBLEDGER_USAJOBS_API_KEY: KEY, JOBLEDGER_USAJOBS_API_EMAIL: 'ops@example.org' });
+  beforeAll(() => {
     p.server.set(PAGE1, result([A, B, C]));
-  });
-  afterAll(async () => {
-    await p?.close();
   });
 
   it('sends the configured key and address, and maps the structured salary, schedule, location and remote flag', async () => {
@@ -98,24 +94,14 @@ describe('USAJOBS Search API over a loopback server on the real path', () => {
   });
 
   it('recrawls an unchanged search with If-None-Match: 304, no row touched', async () => {
-    const before = await p.snapshot();
+    const before = await p.contents();
     const from = p.server.hits.length;
     expect((await p.crawl()).outcome).toBe('not_modified');
     expect(p.server.since(from).map((h) => h.status)).toEqual([304]);
-    const after = (await p.snapshot()) as { jobs: { id: string; content_hash: string }[]; events: number };
-    expect(after.events).toBe((before as typeof after).events);
-    expect(after.jobs.map((j) => [j.id, j.content_hash])).toEqual((before as typeof after).jobs.map((j) => [j.id, j.content_hash]));
+    expect(await p.contents()).toEqual(before);
   });
 
-  for (const [form, failure] of Object.entries(FAILURES)) {
-    it(`changes nothing when the search answers: ${form}`, async () => {
-      const before = await p.snapshot();
-      p.server.set(PAGE1, failure);
-      expect((await p.crawl()).outcome).toBe('failed');
-      expect(await p.snapshot()).toEqual(before);
-      p.server.set(PAGE1, result([A, B, C]));
-    });
-  }
+  itChangesNothingOnFailure(p, 'the search', PAGE1, result([A, B, C]));
 
   it('closes an announcement whose ApplicationCloseDate has passed as expired_upstream', async () => {
     const closed = item('800000003', 'Medical Support Assistant', { ApplicationCloseDate: '2026-01-15T23:59:59.9970' });

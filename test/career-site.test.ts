@@ -13,7 +13,6 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/config.ts';
@@ -23,10 +22,9 @@ import { createConnectors } from '../src/ingest/connectors/registry.ts';
 import { createFetcher, type GuardedFetcher } from '../src/ingest/fetcher.ts';
 import { crawlTargets, type CrawlReport, type PipelineDeps } from '../src/ingest/pipeline.ts';
 import { listTargets, upsertTarget } from '../src/store/crawl-targets.ts';
-import type { CreatedKey } from '../src/access/api-keys.ts';
-import { bearer, buildTestApp, createKey } from './helpers/app.ts';
+import { bearer, useTestApp } from './helpers/app.ts';
 import { outcomes, testFetchConfig } from './helpers/corpus.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import { useTestDatabase } from './helpers/database.ts';
 
 const CONTACT = 'https://ops.example.org/crawler-contact';
 
@@ -152,59 +150,52 @@ function publishSite(site: Site): void {
 }
 
 describe('career_site connector over a loopback company site', () => {
-  let t: TestDatabase;
+  const ctx = useTestApp();
   let site: Site;
   let fetcher: GuardedFetcher;
   let deps: PipelineDeps;
   let targetId: string;
-  let app: FastifyInstance;
-  let key: CreatedKey;
 
   const crawl = async (): Promise<CrawlReport> => {
-    const rows = await listTargets(t.db, { ids: [targetId] });
+    const rows = await listTargets(ctx.t.db, { ids: [targetId] });
     const [report] = await crawlTargets(deps, rows, { concurrency: 1 });
     return report!;
   };
   const rowsByTitle = async () => {
-    const rows = await t.db.selectFrom('jobs').selectAll().where('provider_id', '=', 'career_site').execute();
+    const rows = await ctx.t.db.selectFrom('jobs').selectAll().where('provider_id', '=', 'career_site').execute();
     return new Map(rows.map((r) => [r.title, r]));
   };
   /** Everything a crawl could change: the rows, the events and the target's memory of the site. */
   const ledgerSnapshot = async () => ({
-    jobs: await t.db
+    jobs: await ctx.t.db
       .selectFrom('jobs')
       .select(['id', 'status', 'closed_reason', 'content_hash', 'last_verified_at', 'missed_crawls', 'withheld_kind', 'updated_at'])
       .where('provider_id', '=', 'career_site')
       .orderBy('id')
       .execute(),
-    events: (await t.db.selectFrom('change_events').select('id').execute()).length,
-    state: (await t.db.selectFrom('crawl_targets').select(['site_state', 'good_crawls']).where('id', '=', targetId).executeTakeFirstOrThrow()),
+    events: (await ctx.t.db.selectFrom('change_events').select('id').execute()).length,
+    state: (await ctx.t.db.selectFrom('crawl_targets').select(['site_state', 'good_crawls']).where('id', '=', targetId).executeTakeFirstOrThrow()),
   });
 
   beforeAll(async () => {
-    t = await createTestDatabase();
     site = new Site();
     await site.start();
     publishSite(site);
     const config = loadConfig({ JOBLEDGER_CRAWLER_CONTACT_URL: CONTACT });
     fetcher = createFetcher(testFetchConfig({ userAgent: config.fetch.userAgent, retries: 0 }));
     deps = {
-      db: t.db,
+      db: ctx.t.db,
       connectors: createConnectors(config.sources, { maxPages: 50, delayMs: 0 }),
       fetcher,
       fx: loadFxRates(),
       log: pino({ level: 'silent' }),
       absence: { crawls: 2, minSeconds: 0 },
     };
-    targetId = await upsertTarget(t.db, { providerId: 'career_site', board: `${site.base}/careers`, companyName: 'Acme Robotics' });
-    app = await buildTestApp(t);
-    key = await createKey(t, 'scale');
+    targetId = await upsertTarget(ctx.t.db, { providerId: 'career_site', board: `${site.base}/careers`, companyName: 'Acme Robotics' });
   });
   afterAll(async () => {
-    await app?.close();
     await fetcher?.close();
     await site?.close();
-    await t?.drop();
   });
 
   it('discovers postings from the sitemap index and the careers page, politely, and reads every JobPosting', async () => {
@@ -267,13 +258,13 @@ describe('career_site connector over a loopback company site', () => {
 
   it('serves the rows on /v1/jobs?source_type=career_site (legacy `direct` too), never the withheld one', async () => {
     for (const filter of ['career_site', 'direct']) {
-      const res = await app.inject({ method: 'GET', url: `/v1/jobs?source_type=${filter}&limit=50`, headers: bearer(key) });
+      const res = await ctx.app.inject({ method: 'GET', url: `/v1/jobs?source_type=${filter}&limit=50`, headers: bearer(ctx.key) });
       expect(res.statusCode).toBe(200);
       const jobs = res.json().data as Job[];
       expect(jobs.map((j) => j.title).sort()).toEqual(['Forklift Driver', 'Robotics Software Engineer', 'Support Lead (R&D tools)', 'Warehouse Associate']);
       for (const job of jobs) expect([job.source, job.source_type, job.provider_type]).toEqual(['career_site', 'career_site', 'direct']);
     }
-    const other = await app.inject({ method: 'GET', url: '/v1/jobs?source_type=ats&limit=50', headers: bearer(key) });
+    const other = await ctx.app.inject({ method: 'GET', url: '/v1/jobs?source_type=ats&limit=50', headers: bearer(ctx.key) });
     expect((other.json().data as Job[]).some((j) => j.source === 'career_site')).toBe(false);
   });
 
@@ -334,7 +325,7 @@ describe('career_site connector over a loopback company site', () => {
       const row = rows.get(title)!;
       expect(row, title).toMatchObject({ status: 'closed', closed_reason: 'expired_upstream', served: false });
       expect(row.upstream_expired_at!.getTime(), title).toBeGreaterThanOrEqual(startedAt - 1000);
-      const events = await t.db.selectFrom('change_events').select('change').where('job_id', '=', row.id).orderBy('seq').execute();
+      const events = await ctx.t.db.selectFrom('change_events').select('change').where('job_id', '=', row.id).orderBy('seq').execute();
       expect(events.map((e) => e.change), title).toEqual(['created', 'delisted']);
     }
     expect(rows.get('Support Lead (R&D tools)')).toMatchObject({ status: 'live', served: true });
@@ -352,12 +343,11 @@ describe('career_site connector over a loopback company site', () => {
 });
 
 describe('career_site page bound and sitemap lastmod', () => {
-  let t: TestDatabase;
+  const t = useTestDatabase();
   let site: Site;
   let fetcher: GuardedFetcher;
 
   beforeAll(async () => {
-    t = await createTestDatabase();
     site = new Site();
     await site.start();
     fetcher = createFetcher(testFetchConfig({ retries: 0 }));
@@ -365,7 +355,6 @@ describe('career_site page bound and sitemap lastmod', () => {
   afterAll(async () => {
     await fetcher?.close();
     await site?.close();
-    await t?.drop();
   });
 
   it('requests at most maxPages posting pages per crawl, keeps what it read, and reads the rest on later crawls', async () => {
@@ -420,7 +409,7 @@ describe('career_site page bound and sitemap lastmod', () => {
  * (one host of the site resolves to a private address, which the guard refuses).
  */
 describe('career_site follows the hosts of its registrable domain, each under its own robots.txt', () => {
-  let t: TestDatabase;
+  const t = useTestDatabase();
   let server: http.Server;
   let port = 0;
   let fetcher: GuardedFetcher;
@@ -438,7 +427,6 @@ describe('career_site follows the hosts of its registrable domain, each under it
   const posting = (title: string, id: string) => html(title, jsonLd(JSON.stringify({ '@type': 'JobPosting', title, identifier: id, hiringOrganization: { name: 'Acme Robotics' } })));
 
   beforeAll(async () => {
-    t = await createTestDatabase();
     server = http.createServer((req, res) => {
       const host = (req.headers.host ?? '').replace(/:\d+$/, '');
       const path = req.url ?? '/';
@@ -465,7 +453,6 @@ describe('career_site follows the hosts of its registrable domain, each under it
     await fetcher?.close();
     server?.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
-    await t?.drop();
   });
 
   it('reads posting pages on www. and other hosts of the domain, honours each host\'s robots.txt, reads a page named on two hosts once, and never leaves the domain', async () => {

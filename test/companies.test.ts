@@ -6,40 +6,15 @@ import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { Company, CompanyPage } from '../src/domain/company.ts';
 import type { Job } from '../src/domain/job.ts';
-import { bearer, TEST_DOCS_URL, useCorpusApp } from './helpers/app.ts';
+import { allPages, bearer, TEST_DOCS_URL, useCorpusApp } from './helpers/app.ts';
 import { addDiscoveryProvider, posting, writeCrawl } from './helpers/postings.ts';
-
-type JobPage = { data: Job[]; has_more: boolean; next_cursor: string | null };
 
 describe('employer directory', () => {
   const ctx = useCorpusApp();
 
   const get = (url: string) => ctx.app.inject({ method: 'GET', url, headers: bearer(ctx.key) });
-  const companies = async (query: string, limit = 50): Promise<Company[]> => {
-    let rows: Company[] = [];
-    let cursor: string | null = null;
-    do {
-      const res = await get(`/v1/companies?${query}&limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-      expect(res.statusCode).toBe(200);
-      const page = res.json() as CompanyPage;
-      rows = rows.concat(page.data);
-      cursor = page.next_cursor;
-      expect(page.has_more).toBe(cursor !== null);
-    } while (cursor);
-    return rows;
-  };
-  const jobsOf = async (slug: string): Promise<Job[]> => {
-    let rows: Job[] = [];
-    let cursor: string | null = null;
-    do {
-      const res = await get(`/v1/jobs?company=${slug}&limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-      expect(res.statusCode).toBe(200);
-      const page = res.json() as JobPage;
-      rows = rows.concat(page.data);
-      cursor = page.next_cursor;
-    } while (cursor);
-    return rows;
-  };
+  const companies = (query: string, limit = 50): Promise<Company[]> => allPages(get, `/v1/companies?${query}&limit=${limit}`);
+  const jobsOf = (slug: string): Promise<Job[]> => allPages(get, `/v1/jobs?company=${slug}&limit=200`);
   /** The directory order computed independently: served rows per company, then name, then slug. */
   const expectedOrder = async (): Promise<Array<{ slug: string; open_roles: number }>> =>
     (

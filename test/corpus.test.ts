@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FIELD_SOURCE_KEYS, SERVED_FIELD_SOURCE_KEYS } from '../src/domain/field-sources.ts';
 import type { Job } from '../src/domain/job.ts';
-import { bearer, useCorpusApp } from './helpers/app.ts';
+import { allPages, bearer, useCorpusApp } from './helpers/app.ts';
 
 const ALWAYS = ['id', 'slug', 'title', 'company', 'company_slug', 'remote_inferred', 'last_verified_at', 'status', 'source', 'source_type', 'provider_type', 'has_description', 'field_sources'];
 const NULLABLE = ['category_confidence', 'closed_at', 'closed_reason', 'salary_min_annual_eur'];
@@ -19,16 +19,7 @@ describe('the imported real corpus on /v1/jobs', () => {
   let all: Job[] = [];
 
   beforeAll(async () => {
-    let cursor: string | null = null;
-    do {
-      const url: string = `/v1/jobs?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-      const res = await ctx.app.inject({ method: 'GET', url, headers: bearer(ctx.key) });
-      expect(res.statusCode).toBe(200);
-      const page = res.json() as { data: Job[]; has_more: boolean; next_cursor: string | null };
-      all = all.concat(page.data);
-      expect(page.has_more).toBe(page.next_cursor !== null);
-      cursor = page.next_cursor;
-    } while (cursor);
+    all = await allPages((url) => ctx.app.inject({ method: 'GET', url, headers: bearer(ctx.key) }), '/v1/jobs?limit=200');
   });
 
   it('serves at least 2,000 live rows', () => {

@@ -20,7 +20,7 @@ import { createPostingProbe } from '../src/ingest/posting-probe.ts';
 import { FIXTURES_DIR } from '../src/ingest/bundled-feeds.ts';
 import { startReplayServer } from '../src/ingest/replay-server.ts';
 import type { CreatedKey } from '../src/access/api-keys.ts';
-import { bearer, buildTestApp, createKey } from './helpers/app.ts';
+import { allPages, bearer, buildTestApp, createKey } from './helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 
 const key = (t: { provider: string; board: string }) => `${t.provider}:${t.board}`;
@@ -70,15 +70,7 @@ describe('the default demo ledger (npm start)', () => {
 
     app = await buildTestApp(t);
     apiKey = await createKey(t, 'scale');
-    let cursor: string | null = null;
-    do {
-      const url: string = `/v1/jobs?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-      const res = await app.inject({ method: 'GET', url, headers: bearer(apiKey) });
-      expect(res.statusCode).toBe(200);
-      const page = res.json() as { data: Job[]; next_cursor: string | null };
-      v1 = v1.concat(page.data);
-      cursor = page.next_cursor;
-    } while (cursor);
+    v1 = await allPages((url) => app.inject({ method: 'GET', url, headers: bearer(apiKey) }), '/v1/jobs?limit=200');
   });
 
   afterAll(async () => {

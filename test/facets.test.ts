@@ -4,9 +4,8 @@
  * /v1/jobs and paged to the end, yields exactly the facet's count.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Job } from '../src/domain/job.ts';
 import { CATEGORY_FAMILIES, EMPLOYMENT_TYPES, SENIORITY_LEVELS, US_STATES } from '../src/domain/vocabulary.ts';
-import { bearer, useCorpusApp } from './helpers/app.ts';
+import { allPages, bearer, useCorpusApp } from './helpers/app.ts';
 import { providerRows } from '../src/ingest/connectors/registry.ts';
 
 /** Every redistributable provider of the registry (the job-board feeds are discovery only). */
@@ -48,16 +47,7 @@ describe('facets and providers', () => {
 
   /** Rows /v1/jobs gives for one query, paged to the end. */
   async function countRows(query: string): Promise<number> {
-    let n = 0;
-    let cursor: string | null = null;
-    do {
-      const res = await ctx.app.inject({ method: 'GET', url: `/v1/jobs?${query}&limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, headers: bearer(ctx.key) });
-      expect(res.statusCode, `${query}: ${res.body.slice(0, 200)}`).toBe(200);
-      const page = res.json() as { data: Job[]; next_cursor: string | null };
-      n += page.data.length;
-      cursor = page.next_cursor;
-    } while (cursor);
-    return n;
+    return (await allPages((url) => ctx.app.inject({ method: 'GET', url, headers: bearer(ctx.key) }), `/v1/jobs?${query}&limit=200`)).length;
   }
 
   it('lists every group with entries of value, label and live count, and says how fresh they are', async () => {

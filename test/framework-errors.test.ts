@@ -8,11 +8,9 @@ import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_STATUS } from '../src/domain/errors.ts';
-import { buildTestApp, TEST_DOCS_URL } from './helpers/app.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import { TEST_DOCS_URL, useTestApp } from './helpers/app.ts';
 
 /** A string no answer may contain: it is put in every hostile input. */
 const MARKER = 'zqx7marker';
@@ -26,19 +24,12 @@ interface RawAnswer {
 }
 
 describe('framework-level refusals', () => {
-  let t: TestDatabase;
-  let app: FastifyInstance;
+  const ctx = useTestApp({ key: false });
   let port: number;
 
   beforeAll(async () => {
-    t = await createTestDatabase();
-    app = await buildTestApp(t);
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    port = (app.server.address() as AddressInfo).port;
-  });
-  afterAll(async () => {
-    await app.close();
-    await t.drop();
+    await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+    port = (ctx.app.server.address() as AddressInfo).port;
   });
 
   /** Send bytes over a fresh TCP connection and read one HTTP/1.1 answer. */
@@ -140,11 +131,11 @@ describe('framework-level refusals', () => {
   it('answers a request that does not arrive in time with 408 request_timeout', async () => {
     // Node.js raises this clientError after 60 s of waiting for headers; the test raises the same error
     // on a real server-side socket instead of waiting a minute.
-    const accepted = new Promise<net.Socket>((resolve) => app.server.once('connection', resolve));
+    const accepted = new Promise<net.Socket>((resolve) => ctx.app.server.once('connection', resolve));
     const answer = raw(`GET /public/jobs HTTP/1.1\r\nHost: x\r\nX-Slow: ${MARKER}`);
     const socket = await accepted;
     await new Promise((r) => setTimeout(r, 100));
-    app.server.emit('clientError', Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), socket);
+    ctx.app.server.emit('clientError', Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), socket);
     expectCatalogue(await answer, 'request_timeout', 'slow request');
   });
 

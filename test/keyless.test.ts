@@ -6,23 +6,18 @@ import type { FastifyInstance, InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KEYLESS_BURST } from '../src/access/keyless-limit.ts';
 import { keylessCacheControl, KEYLESS_CACHE_SECONDS } from '../src/http/plugins/keyless-access.ts';
-import { bearer, buildTestApp, createKey, TEST_DOCS_URL } from './helpers/app.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import { bearer, buildTestApp, createKey, TEST_DOCS_URL, useTestApp } from './helpers/app.ts';
 
 describe('the keyless mirror', () => {
-  let t: TestDatabase;
-  let direct: FastifyInstance;
+  // `direct.app` is called straight from the client's address; `proxied`, over the same database, trusts one proxy hop.
+  const direct = useTestApp({ key: false, app: { keylessBurst: KEYLESS_BURST } });
   let proxied: FastifyInstance;
 
   beforeAll(async () => {
-    t = await createTestDatabase();
-    direct = await buildTestApp(t, { keylessBurst: KEYLESS_BURST });
-    proxied = await buildTestApp(t, { keylessBurst: KEYLESS_BURST, trustProxyHops: 1 });
+    proxied = await buildTestApp(direct.t, { keylessBurst: KEYLESS_BURST, trustProxyHops: 1 });
   });
   afterAll(async () => {
-    await direct.close();
     await proxied.close();
-    await t.drop();
   });
 
   const call = (app: FastifyInstance, options: Partial<InjectOptions> & { remoteAddress: string }) =>
@@ -31,7 +26,7 @@ describe('the keyless mirror', () => {
   it(`allows ${KEYLESS_BURST} requests per 5 seconds per address, then 429 with Retry-After`, async () => {
     const address = '198.51.100.10';
     const results = await Promise.all(
-      Array.from({ length: KEYLESS_BURST + 5 }, () => call(direct, { remoteAddress: address, headers: { origin: 'https://board.example' } })),
+      Array.from({ length: KEYLESS_BURST + 5 }, () => call(direct.app, { remoteAddress: address, headers: { origin: 'https://board.example' } })),
     );
     expect(results.filter((r) => r.statusCode === 200)).toHaveLength(KEYLESS_BURST);
     const limited = results.filter((r) => r.statusCode === 429);
@@ -46,13 +41,13 @@ describe('the keyless mirror', () => {
       expect(res.headers['access-control-expose-headers']).toBe('Retry-After, ETag, X-Ignored-Params, X-Ignored-Params-Did-You-Mean');
     }
     // Another address has its own budget.
-    expect((await call(direct, { remoteAddress: '198.51.100.11' })).statusCode).toBe(200);
+    expect((await call(direct.app, { remoteAddress: '198.51.100.11' })).statusCode).toBe(200);
   });
 
   it('counts a percent-encoded path like the path it reaches', async () => {
     const address = '198.51.100.15';
     const statuses: number[] = [];
-    for (let i = 0; i < KEYLESS_BURST + 1; i++) statuses.push((await direct.inject({ method: 'GET', url: i % 2 ? '/%70ublic/plans' : '/public/plans', remoteAddress: address })).statusCode);
+    for (let i = 0; i < KEYLESS_BURST + 1; i++) statuses.push((await direct.app.inject({ method: 'GET', url: i % 2 ? '/%70ublic/plans' : '/public/plans', remoteAddress: address })).statusCode);
     expect(statuses.slice(0, KEYLESS_BURST).every((s) => s === 200)).toBe(true);
     expect(statuses.at(-1)).toBe(429);
   });
@@ -61,7 +56,7 @@ describe('the keyless mirror', () => {
     const address = '198.51.100.20';
     const statuses: number[] = [];
     for (let i = 0; i < KEYLESS_BURST + 3; i++) {
-      const res = await call(direct, { remoteAddress: address, headers: { 'x-forwarded-for': `203.0.113.${i}`, 'x-real-ip': `203.0.113.${i}` } });
+      const res = await call(direct.app, { remoteAddress: address, headers: { 'x-forwarded-for': `203.0.113.${i}`, 'x-real-ip': `203.0.113.${i}` } });
       statuses.push(res.statusCode);
     }
     expect(statuses.filter((s) => s === 200)).toHaveLength(KEYLESS_BURST);
@@ -84,15 +79,15 @@ describe('the keyless mirror', () => {
 
   it('counts an IPv6 client by its /64', async () => {
     const statuses: number[] = [];
-    for (let i = 0; i < KEYLESS_BURST + 1; i++) statuses.push((await call(direct, { remoteAddress: `2001:db8:77:1::${(i + 1).toString(16)}` })).statusCode);
+    for (let i = 0; i < KEYLESS_BURST + 1; i++) statuses.push((await call(direct.app, { remoteAddress: `2001:db8:77:1::${(i + 1).toString(16)}` })).statusCode);
     expect(statuses.at(-1)).toBe(429);
-    expect((await call(direct, { remoteAddress: '2001:db8:77:2::1' })).statusCode).toBe(200);
+    expect((await call(direct.app, { remoteAddress: '2001:db8:77:2::1' })).statusCode).toBe(200);
   });
 
   it('does not count CORS preflights or keyed requests', async () => {
     const address = '198.51.100.30';
     for (let i = 0; i < KEYLESS_BURST + 5; i++) {
-      const preflight = await direct.inject({
+      const preflight = await direct.app.inject({
         method: 'OPTIONS',
         url: '/public/jobs',
         remoteAddress: address,
@@ -100,15 +95,15 @@ describe('the keyless mirror', () => {
       });
       expect(preflight.statusCode).toBeLessThan(300);
     }
-    const key = await createKey(t, 'scale');
+    const key = await createKey(direct.t, 'scale');
     for (let i = 0; i < KEYLESS_BURST + 5; i++) {
-      expect((await direct.inject({ method: 'GET', url: '/v1/me', remoteAddress: address, headers: bearer(key) })).statusCode).toBe(200);
+      expect((await direct.app.inject({ method: 'GET', url: '/v1/me', remoteAddress: address, headers: bearer(key) })).statusCode).toBe(200);
     }
-    expect((await call(direct, { remoteAddress: address })).statusCode).toBe(200);
+    expect((await call(direct.app, { remoteAddress: address })).statusCode).toBe(200);
   });
 
   it('serves each endpoint with the cache lifetime of the spec table, and errors uncached', async () => {
-    const at = (url: string, remoteAddress: string) => direct.inject({ method: 'GET', url, remoteAddress });
+    const at = (url: string, remoteAddress: string) => direct.app.inject({ method: 'GET', url, remoteAddress });
     expect((await at('/public/plans', '198.51.100.40')).headers['cache-control']).toBe('public, max-age=300');
     expect((await at('/public/jobs', '198.51.100.40')).headers['cache-control']).toBe('public, max-age=300');
     expect((await at('/public/openapi.json', '198.51.100.40')).headers['cache-control']).toBe('public, max-age=3600');

@@ -8,17 +8,14 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../src/domain/job.ts';
 import { FIXTURES_DIR } from '../src/ingest/bundled-feeds.ts';
 import { USAJOBS_REPLAY_PREFIX } from '../src/ingest/replay-server.ts';
-import type { CreatedKey } from '../src/access/api-keys.ts';
 import { sweepUpstreamClosures } from '../src/store/ledger.ts';
 import type { CrawlTargetRow } from '../src/store/schema.ts';
-import { bearer, buildTestApp, createKey } from './helpers/app.ts';
-import { outcomes, replayPipeline, type ReplayPipeline } from './helpers/corpus.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import { allPages, bearer } from './helpers/app.ts';
+import { outcomes, useReplayApp } from './helpers/corpus.ts';
 import { ashbyPayload } from './helpers/postings.ts';
 
 type Change = { change: string; id: string; changed_at: string; job?: Job };
@@ -38,10 +35,6 @@ function isoDate(daysFromToday: number): string {
 }
 
 describe('replaying real board states through the real connectors', () => {
-  let t: TestDatabase;
-  let pipeline: ReplayPipeline;
-  let app: FastifyInstance;
-  let key: CreatedKey;
   let targets: Record<'ramp' | 'cursor' | 'n8n' | 'usajobs', CrawlTargetRow>;
   let changesCursor = TIME_ZERO;
   let expiredCursor = TIME_ZERO;
@@ -80,22 +73,14 @@ describe('replaying real board states through the real connectors', () => {
     };
   }
 
-  beforeAll(async () => {
-    t = await createTestDatabase();
-    pipeline = await replayPipeline(t.db, { retries: 0 }, { absence: { crawls: 2, minSeconds: 0 }, probe: true });
-    const byId = (id: string) => pipeline.targets.find((x) => x.id === id)!;
+  const ctx = useReplayApp({ plan: 'growth', fetch: { retries: 0 }, lifecycle: { absence: { crawls: 2, minSeconds: 0 }, probe: true } });
+  beforeAll(() => {
+    const byId = (id: string) => ctx.pipeline.targets.find((x) => x.id === id)!;
     targets = { ramp: byId('ashby:ramp'), cursor: byId('ashby:cursor'), n8n: byId('ashby:n8n'), usajobs: byId(`usajobs:${USAJOBS_FILE}`) };
-    app = await buildTestApp(t);
-    key = await createKey(t, 'growth');
-  });
-  afterAll(async () => {
-    await app.close();
-    await pipeline.close();
-    await t.drop();
   });
 
   async function get<T>(url: string, status = 200): Promise<T> {
-    const res = await app.inject({ method: 'GET', url, headers: bearer(key) });
+    const res = await ctx.app.inject({ method: 'GET', url, headers: bearer(ctx.key) });
     expect(res.statusCode, `${url}: ${res.body}`).toBe(status);
     return res.json() as T;
   }
@@ -141,12 +126,12 @@ describe('replaying real board states through the real connectors', () => {
   }
 
   async function row(providerId: string, sourcePostingId: string | number) {
-    return t.db.selectFrom('jobs').selectAll().where('provider_id', '=', providerId).where('source_posting_id', '=', String(sourcePostingId)).executeTakeFirstOrThrow();
+    return ctx.t.db.selectFrom('jobs').selectAll().where('provider_id', '=', providerId).where('source_posting_id', '=', String(sourcePostingId)).executeTakeFirstOrThrow();
   }
 
   /** ledger_rows = live + withheld + closed, with live exactly what /v1/jobs serves. */
   async function reconcile() {
-    const counts = await t.db
+    const counts = await ctx.t.db
       .selectFrom('jobs')
       .select((eb) => [
         eb.fn.countAll<number>().as('ledger_rows'),
@@ -161,30 +146,23 @@ describe('replaying real board states through the real connectors', () => {
     return counts;
   }
 
-  async function servedByApi(): Promise<Job[]> {
-    const rows: Job[] = [];
-    let cursor: string | null = null;
-    do {
-      const page: { data: Job[]; next_cursor: string | null } = await get(`/v1/jobs?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-      rows.push(...page.data);
-      cursor = page.next_cursor;
-    } while (cursor);
-    return rows;
+  function servedByApi(): Promise<Job[]> {
+    return allPages((url) => ctx.app.inject({ method: 'GET', url, headers: bearer(ctx.key) }), '/v1/jobs?limit=200');
   }
 
   async function snapshot(targetId: string) {
-    return t.db.selectFrom('jobs').select(['id', 'status', 'closed_reason', 'content_hash', 'withheld_kind', 'missed_crawls']).where('target_id', '=', targetId).orderBy('id').execute();
+    return ctx.t.db.selectFrom('jobs').select(['id', 'status', 'closed_reason', 'content_hash', 'withheld_kind', 'missed_crawls']).where('target_id', '=', targetId).orderBy('id').execute();
   }
 
   it('step 0: the recorded boards enter the ledger', async () => {
-    const reports = await pipeline.crawl(Object.values(targets));
+    const reports = await ctx.pipeline.crawl(Object.values(targets));
     expect(outcomes(reports)).toEqual(['fetched', 'fetched', 'fetched', 'fetched']);
 
-    const served = await t.db.selectFrom('jobs').select('id').where('served', '=', true).execute();
+    const served = await ctx.t.db.selectFrom('jobs').select('id').where('served', '=', true).execute();
     expect(await newChanges()).toEqual(served.map((r) => `created ${r.id}`).sort());
     // Announcements whose close date had passed entered closed (no event: nobody was ever served them),
     // and the closure feed lists every closed row once.
-    const closed = await t.db.selectFrom('jobs').select(['id', 'closed_reason', 'upstream_expired_at', 'upstream_closes_at']).where('status', '=', 'closed').execute();
+    const closed = await ctx.t.db.selectFrom('jobs').select(['id', 'closed_reason', 'upstream_expired_at', 'upstream_closes_at']).where('status', '=', 'closed').execute();
     expect(closed.length).toBeGreaterThan(100);
     expect(closed.every((r) => r.closed_reason === 'expired_upstream' && r.upstream_expired_at!.getTime() === r.upstream_closes_at!.getTime())).toBe(true);
     const closures = await newClosures();
@@ -194,11 +172,11 @@ describe('replaying real board states through the real connectors', () => {
   });
 
   it('step 1: postings vanish, a description and a salary change, a link turns to a job board, a posting page answers 404', async () => {
-    pipeline.replay.override(boardPath('ramp'), { json: rampEdited() });
-    pipeline.replay.override(boardPath('n8n'), { json: { ...n8n, jobs: n8nJobs.slice(1) } });
-    pipeline.replay.override(pipeline.replay.pagePath(dead.jobUrl), { status: 404, body: 'Not found' });
+    ctx.pipeline.replay.override(boardPath('ramp'), { json: rampEdited() });
+    ctx.pipeline.replay.override(boardPath('n8n'), { json: { ...n8n, jobs: n8nJobs.slice(1) } });
+    ctx.pipeline.replay.override(ctx.pipeline.replay.pagePath(dead.jobUrl), { status: 404, body: 'Not found' });
     const before = new Date();
-    const reports = await pipeline.crawl([targets.ramp, targets.n8n]);
+    const reports = await ctx.pipeline.crawl([targets.ramp, targets.n8n]);
     expect(outcomes(reports)).toEqual(['fetched', 'fetched']);
 
     const [a, b, d, s, l, x] = await Promise.all([removedA, removedB, described, salaried, relinked].map((j) => row('ashby', j.id)).concat(row('ashby', dead.id)));
@@ -225,8 +203,8 @@ describe('replaying real board states through the real connectors', () => {
 
   it('step 2: a failed board closes nothing; a second good crawl without a posting closes it as not_seen', async () => {
     const cursorBefore = await snapshot(targets.cursor.id);
-    pipeline.replay.override(boardPath('cursor'), { status: 500, body: '{"error":"internal"}', headers: { 'content-type': 'application/json' } });
-    const reports = await pipeline.crawl([targets.ramp, targets.cursor]);
+    ctx.pipeline.replay.override(boardPath('cursor'), { status: 500, body: '{"error":"internal"}', headers: { 'content-type': 'application/json' } });
+    const reports = await ctx.pipeline.crawl([targets.ramp, targets.cursor]);
     expect(Object.fromEntries(reports.map((r) => [r.targetId, r.outcome]))).toEqual({ [targets.ramp.id]: 'fetched', [targets.cursor.id]: 'failed' });
     expect(await snapshot(targets.cursor.id)).toEqual(cursorBefore);
 
@@ -238,8 +216,8 @@ describe('replaying real board states through the real connectors', () => {
     expect(closedPage.data.map((j) => j.id).sort()).toEqual([a.id, b.id].sort());
 
     // The board recovers: its recorded payload answers 304 to the stored validators; nothing changes.
-    pipeline.replay.override(boardPath('cursor'), null);
-    const [recovered] = await pipeline.crawl([targets.cursor]);
+    ctx.pipeline.replay.override(boardPath('cursor'), null);
+    const [recovered] = await ctx.pipeline.crawl([targets.cursor]);
     expect(recovered!.outcome).toBe('not_modified');
     expect(await snapshot(targets.cursor.id)).toEqual(cursorBefore);
     expect(await newChanges()).toEqual([]);
@@ -247,8 +225,8 @@ describe('replaying real board states through the real connectors', () => {
   });
 
   it('step 3: closed postings reappear (same id, updated), a fixed link comes back, edits are reverted', async () => {
-    pipeline.replay.override(boardPath('ramp'), null);
-    const [report] = await pipeline.crawl([targets.ramp]);
+    ctx.pipeline.replay.override(boardPath('ramp'), null);
+    const [report] = await ctx.pipeline.crawl([targets.ramp]);
     expect(report!.outcome).toBe('fetched');
     const rows = await Promise.all([removedA, removedB, described, salaried, relinked].map((j) => row('ashby', j.id)));
     for (const r of rows) expect([r.status, r.closed_at, r.closed_reason, r.withheld_kind, r.missed_crawls]).toEqual(['live', null, null, null, 0]);
@@ -261,13 +239,13 @@ describe('replaying real board states through the real connectors', () => {
 
   it('step 4: USAJOBS close dates pass, are cut short and are extended', async () => {
     const announcements = usajobsPayload();
-    const closedRows = await t.db.selectFrom('jobs').select(['source_posting_id']).where('target_id', '=', targets.usajobs.id).where('status', '=', 'closed').orderBy('source_posting_id').execute();
+    const closedRows = await ctx.t.db.selectFrom('jobs').select(['source_posting_id']).where('target_id', '=', targets.usajobs.id).where('status', '=', 'closed').orderBy('source_posting_id').execute();
     const [extendedId, shortenedId] = [closedRows[0]!.source_posting_id, closedRows[1]!.source_posting_id];
     // The agency extends two closed announcements, to 3 and to 20 days from now.
     const edited = (overrides: Record<string, string>) =>
       announcements.map((a) => (overrides[String(a.control_number)] ? { ...a, close_date: overrides[String(a.control_number)]! } : a));
-    pipeline.replay.override(usajobsPath, { json: edited({ [extendedId]: isoDate(3), [shortenedId]: isoDate(20) }) });
-    await pipeline.crawl([targets.usajobs]);
+    ctx.pipeline.replay.override(usajobsPath, { json: edited({ [extendedId]: isoDate(3), [shortenedId]: isoDate(20) }) });
+    await ctx.pipeline.crawl([targets.usajobs]);
     const [extended, shortened] = await Promise.all([row('usajobs', extendedId), row('usajobs', shortenedId)]);
     for (const r of [extended, shortened]) expect([r.status, r.served, r.upstream_expired_at]).toEqual(['live', true, null]);
     expect(await newChanges()).toEqual([`updated ${extended.id}`, `updated ${shortened.id}`].sort());
@@ -275,9 +253,9 @@ describe('replaying real board states through the real connectors', () => {
     // Three days later the first close date has passed: the sweep closes it without waiting for a crawl
     // (a clock we cannot wait for is simulated by the instant given to the sweep).
     const later = new Date(extended.upstream_closes_at!.getTime() + 1000);
-    const dueNow = await t.db.selectFrom('jobs').select(['id', 'served']).where('status', '=', 'live').where('upstream_closes_at', '<=', later).execute();
+    const dueNow = await ctx.t.db.selectFrom('jobs').select(['id', 'served']).where('status', '=', 'live').where('upstream_closes_at', '<=', later).execute();
     expect(dueNow.map((r) => r.id)).toContain(extended.id);
-    expect(await sweepUpstreamClosures(t.db, later)).toBe(dueNow.length);
+    expect(await sweepUpstreamClosures(ctx.t.db, later)).toBe(dueNow.length);
     const swept = await row('usajobs', extendedId);
     expect([swept.status, swept.closed_reason, swept.upstream_expired_at!.getTime()]).toEqual(['closed', 'expired_upstream', extended.upstream_closes_at!.getTime()]);
     expect((await row('usajobs', shortenedId)).status).toBe('live');
@@ -286,18 +264,18 @@ describe('replaying real board states through the real connectors', () => {
 
     // Still on that later day, the agency cuts the other announcement short: its close date was
     // yesterday. The crawl closes it; the announcements the sweep closed stay closed.
-    pipeline.replay.override(usajobsPath, { json: edited({ [extendedId]: isoDate(3), [shortenedId]: isoDate(-1) }) });
-    pipeline.deps.now = () => new Date(later.getTime() + 60_000);
+    ctx.pipeline.replay.override(usajobsPath, { json: edited({ [extendedId]: isoDate(3), [shortenedId]: isoDate(-1) }) });
+    ctx.pipeline.deps.now = () => new Date(later.getTime() + 60_000);
     try {
-      await pipeline.crawl([targets.usajobs]);
+      await ctx.pipeline.crawl([targets.usajobs]);
     } finally {
-      pipeline.deps.now = undefined;
+      ctx.pipeline.deps.now = undefined;
     }
     const cut = await row('usajobs', shortenedId);
     expect([cut.status, cut.closed_reason, cut.upstream_expired_at!.toISOString()]).toEqual(['closed', 'expired_upstream', `${isoDate(-1)}T23:59:59.000Z`]);
     expect(await newChanges()).toEqual([`delisted ${cut.id}`]);
     expect(await newClosures()).toEqual([{ id: cut.id, closed_at: cut.closed_at!.toISOString(), closed_reason: 'expired_upstream' }]);
-    pipeline.replay.override(usajobsPath, null);
+    ctx.pipeline.replay.override(usajobsPath, null);
     await reconcile();
   });
 

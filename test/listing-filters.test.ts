@@ -13,7 +13,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../src/domain/job.ts';
 import type { CreatedKey } from '../src/access/api-keys.ts';
-import { bearer, buildTestApp, createUnlimitedKey } from './helpers/app.ts';
+import { allPages, bearer, buildTestApp, createUnlimitedKey } from './helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 import { handBuiltJob, writeHandBuiltRows } from './helpers/ledger-rows.ts';
 
@@ -134,15 +134,7 @@ describe('every /v1/jobs parameter', () => {
 
   /** Page to the end with limit=200; the rows must come in listing order, each once. */
   async function allIds(query: string): Promise<string[]> {
-    const ids: string[] = [];
-    let cursor: string | null = null;
-    do {
-      const res = await get(`${query}&limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-      expect(res.statusCode, `${query}: ${res.body.slice(0, 200)}`).toBe(200);
-      const page = res.json() as Page;
-      ids.push(...page.data.map((j) => j.id));
-      cursor = page.next_cursor;
-    } while (cursor);
+    const ids = (await allPages<Job>(get, `${query}&limit=200`)).map((j) => j.id);
     expect(new Set(ids).size).toBe(ids.length);
     return ids;
   }
@@ -417,13 +409,7 @@ describe('every /v1/jobs parameter', () => {
   it('pages small pages of a full-text search exactly, whichever step of the guarded plan answers', async () => {
     // With 7-row pages the bounded first step fills the early pages; further down the listing, where
     // matches thin out, the second step (every match, sorted) answers. The pages must join up exactly.
-    const ids: string[] = [];
-    let cursor: string | null = null;
-    do {
-      const page = (await get(`q=london&limit=7${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)).json() as Page;
-      ids.push(...page.data.map((j) => j.id));
-      cursor = page.next_cursor;
-    } while (cursor);
+    const ids = (await allPages<Job>(get, 'q=london&limit=7')).map((j) => j.id);
     expect(ids).toEqual(expected((r) => hasWord(`${r.title} ${r.company_name} ${r.location ?? ''}`, 'london')));
   });
 

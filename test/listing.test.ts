@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Job } from '../src/domain/job.ts';
-import { bearer, TEST_DOCS_URL, useCorpusApp } from './helpers/app.ts';
+import { allPages, bearer, TEST_DOCS_URL, useCorpusApp } from './helpers/app.ts';
 
 type Page = { data: Job[]; has_more: boolean; next_cursor: string | null };
 
@@ -12,18 +12,7 @@ describe('job listings', () => {
   const ctx = useCorpusApp();
 
   const v1 = (query: string) => ctx.app.inject({ method: 'GET', url: `/v1/jobs${query}`, headers: bearer(ctx.key) });
-  const all = async (query: string): Promise<Job[]> => {
-    let rows: Job[] = [];
-    let cursor: string | null = null;
-    do {
-      const res = await v1(`${query}${query ? '&' : '?'}limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-      expect(res.statusCode).toBe(200);
-      const page = res.json() as Page;
-      rows = rows.concat(page.data);
-      cursor = page.next_cursor;
-    } while (cursor);
-    return rows;
-  };
+  const all = (query: string): Promise<Job[]> => allPages(v1, `${query}${query ? '&' : '?'}limit=200`);
   const servedCount = async (where: (q: ReturnType<typeof base>) => ReturnType<typeof base>) => {
     const row = await where(base()).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     return row.n;

@@ -6,23 +6,16 @@
  * firstSeenLagHours); docs/lifecycle.md "Reality signals".
  */
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CreatedKey } from '../src/access/api-keys.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../src/domain/job.ts';
 import type { CrawlTargetRow } from '../src/store/schema.ts';
-import { bearer, buildTestApp, createKey } from './helpers/app.ts';
-import { outcomes, replayPipeline, type ReplayPipeline } from './helpers/corpus.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import { bearer } from './helpers/app.ts';
+import { outcomes, useReplayApp } from './helpers/corpus.ts';
 import { ashbyPayload } from './helpers/postings.ts';
 
 type AshbyJob = Record<string, unknown> & { id: string; jobUrl: string; title: string };
 
 describe('reality signals on a replayed real board', () => {
-  let t: TestDatabase;
-  let pipeline: ReplayPipeline;
-  let app: FastifyInstance;
-  let key: CreatedKey;
   let ramp: CrawlTargetRow;
 
   const payload = ashbyPayload('ramp');
@@ -42,35 +35,27 @@ describe('reality signals on a replayed real board', () => {
 
   const board = (list: AshbyJob[]) => ({ ...payload, jobs: list });
 
-  beforeAll(async () => {
-    t = await createTestDatabase();
-    pipeline = await replayPipeline(t.db, { retries: 0 }, { absence: { crawls: 2, minSeconds: 0 } });
-    ramp = pipeline.targets.find((x) => x.id === 'ashby:ramp')!;
-    app = await buildTestApp(t);
-    key = await createKey(t, 'growth');
-  });
-  afterAll(async () => {
-    await app.close();
-    await pipeline.close();
-    await t.drop();
+  const ctx = useReplayApp({ plan: 'growth', fetch: { retries: 0 }, lifecycle: { absence: { crawls: 2, minSeconds: 0 } } });
+  beforeAll(() => {
+    ramp = ctx.pipeline.targets.find((x) => x.id === 'ashby:ramp')!;
   });
 
   async function served(sourcePostingId: string): Promise<Job> {
-    const row = await t.db.selectFrom('jobs').select(['id', 'status']).where('provider_id', '=', 'ashby').where('source_posting_id', '=', sourcePostingId).executeTakeFirstOrThrow();
-    const res = await app.inject({ method: 'GET', url: `/v1/jobs/${row.id}?include_closed=true`, headers: bearer(key) });
+    const row = await ctx.t.db.selectFrom('jobs').select(['id', 'status']).where('provider_id', '=', 'ashby').where('source_posting_id', '=', sourcePostingId).executeTakeFirstOrThrow();
+    const res = await ctx.app.inject({ method: 'GET', url: `/v1/jobs/${row.id}?include_closed=true`, headers: bearer(ctx.key) });
     expect(res.statusCode, res.body).toBe(200);
     return (res.json() as { data: Job }).data;
   }
 
   async function crawl(list: AshbyJob[] | null) {
-    pipeline.replay.override(boardPath, list ? { json: board(list) } : null);
-    const reports = await pipeline.crawl([ramp]);
+    ctx.pipeline.replay.override(boardPath, list ? { json: board(list) } : null);
+    const reports = await ctx.pipeline.crawl([ramp]);
     expect(outcomes(reports)[0]).toMatch(/^(fetched|not_modified)$/);
   }
 
   it('first crawl: no row is a repost, and each row with posted_at says how long after it the ledger first saw it', async () => {
     await crawl(null);
-    const res = await app.inject({ method: 'GET', url: '/v1/jobs?company=ramp&limit=200', headers: bearer(key) });
+    const res = await ctx.app.inject({ method: 'GET', url: '/v1/jobs?company=ramp&limit=200', headers: bearer(ctx.key) });
     expect(res.statusCode, res.body).toBe(200);
     const page = (res.json() as { data: Job[] }).data;
     expect(page.length).toBeGreaterThan(10);

@@ -7,38 +7,13 @@
  * refusal storing nothing.
  * (The real-browser walk-through is test/browser/submissions.test.ts.)
  */
-import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GRACE_DAYS, RECONFIRM_DAYS, SubmissionDesk } from '../src/ingest/submissions.ts';
-import { buildTestApp } from './helpers/app.ts';
 import { runCli } from './helpers/cli-process.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
-import { freePort } from './helpers/ports.ts';
-import { linkIn, SiteClient, startMailSink, testSiteOptions, type DeliveredMail, type MailSink } from './helpers/site.ts';
+import { linkIn, SiteClient, testSiteOptions, useSite, type DeliveredMail } from './helpers/site.ts';
 
-let t: TestDatabase;
-let sink: MailSink;
-let app: FastifyInstance;
-let base: string;
-let desk: SubmissionDesk;
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  sink = await startMailSink();
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  const site = testSiteOptions(sink, { siteUrl: base });
-  desk = new SubmissionDesk({ db: t.db, log: pino({ level: 'silent' }), mailer: site.mailer, siteUrl: base, linkTtlSeconds: site.linkTtlSeconds });
-  app = await buildTestApp(t, { contract: false, site: { ...site, submissions: desk } });
-  await app.listen({ port, host: '127.0.0.1' });
-});
-
-afterAll(async () => {
-  await app?.close();
-  await sink?.close();
-  await t?.drop();
-});
+const ctx = useSite({ submissions: true });
 
 const DAY_MS = 24 * 3600 * 1000;
 
@@ -63,8 +38,8 @@ function vacancy(domain: string, overrides: Record<string, string> = {}): Record
 }
 
 async function counts() {
-  const n = async (table: 'submissions' | 'email_tokens' | 'jobs') => Number((await t.db.selectFrom(table).select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
-  return { submissions: await n('submissions'), tokens: await n('email_tokens'), jobs: await n('jobs'), mails: sink.messages.length };
+  const n = async (table: 'submissions' | 'email_tokens' | 'jobs') => Number((await ctx.t.db.selectFrom(table).select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
+  return { submissions: await n('submissions'), tokens: await n('email_tokens'), jobs: await n('jobs'), mails: ctx.sink.messages.length };
 }
 
 async function post(client: SiteClient, path: string, json: unknown): Promise<Response> {
@@ -78,8 +53,8 @@ async function submit(client: SiteClient, body: Record<string, string>, altcha =
 
 /** Take (and remove) the newest mail to `to` matching `subject`. */
 async function takeMail(to: string, subject: RegExp): Promise<DeliveredMail> {
-  const mail = await sink.waitFor(to, subject);
-  sink.messages.splice(sink.messages.indexOf(mail), 1);
+  const mail = await ctx.sink.waitFor(to, subject);
+  ctx.sink.messages.splice(ctx.sink.messages.indexOf(mail), 1);
   return mail;
 }
 
@@ -89,7 +64,7 @@ function tokenOf(mail: DeliveredMail, path: string): string {
 
 /** Submit and verify `body`; returns the job id and the edit-or-close token. */
 async function publish(body: Record<string, string>): Promise<{ jobId: string; submissionId: string; manage: string }> {
-  const client = new SiteClient(base);
+  const client = new SiteClient(ctx.base);
   expect((await submit(client, body)).status).toBe(202);
   const token = tokenOf(await takeMail(body.email!, /Verify your vacancy/), '/submit/verify');
   const res = await post(client, '/public/submissions/verify', { token });
@@ -101,19 +76,19 @@ async function publish(body: Record<string, string>): Promise<{ jobId: string; s
 }
 
 async function publicJob(id: string): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(`${base}/public/jobs/${id}`);
+  const res = await fetch(`${ctx.base}/public/jobs/${id}`);
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
 async function events(jobId: string): Promise<string[]> {
-  const rows = await t.db.selectFrom('change_events').select(['change']).where('job_id', '=', jobId).orderBy('seq').execute();
+  const rows = await ctx.t.db.selectFrom('change_events').select(['change']).where('job_id', '=', jobId).orderBy('seq').execute();
   return rows.map((r) => r.change);
 }
 
 describe('submitting and verifying', () => {
   it('never serves an unverified submission; the verified one is served as direct/career_site with truthful field_sources and a created event', async () => {
     const body = vacancy('acme-robotics.test');
-    const client = new SiteClient(base);
+    const client = new SiteClient(ctx.base);
     const res = await submit(client, body);
     expect(res.status).toBe(202);
     expect(((await res.json()) as { status: string }).status).toBe('sent');
@@ -121,10 +96,10 @@ describe('submitting and verifying', () => {
     expect(mail.text).toContain('Senior Backend Engineer at Acme Robotics');
 
     // Pending: stored, but nowhere in the ledger or the served listing.
-    const pending = await t.db.selectFrom('submissions').selectAll().where('email', '=', 'hr@acme-robotics.test').executeTakeFirstOrThrow();
+    const pending = await ctx.t.db.selectFrom('submissions').selectAll().where('email', '=', 'hr@acme-robotics.test').executeTakeFirstOrThrow();
     expect(pending.status).toBe('pending');
-    expect(await t.db.selectFrom('jobs').select('id').where('provider_id', '=', 'submissions').execute()).toEqual([]);
-    const listed = (await (await fetch(`${base}/public/jobs?q=${encodeURIComponent('Senior Backend Engineer Acme')}`)).json()) as { data: unknown[] };
+    expect(await ctx.t.db.selectFrom('jobs').select('id').where('provider_id', '=', 'submissions').execute()).toEqual([]);
+    const listed = (await (await fetch(`${ctx.base}/public/jobs?q=${encodeURIComponent('Senior Backend Engineer Acme')}`)).json()) as { data: unknown[] };
     expect(listed.data).toEqual([]);
 
     const verified = await post(client, '/public/submissions/verify', { token: tokenOf(mail, '/submit/verify') });
@@ -179,13 +154,13 @@ describe('submitting and verifying', () => {
     expect(await events(answer.job_id)).toEqual(['created']);
 
     // In the served listings too, filtered by provider and source type.
-    const byProvider = (await (await fetch(`${base}/public/jobs?provider=submissions`)).json()) as { data: { id: string }[] };
+    const byProvider = (await (await fetch(`${ctx.base}/public/jobs?provider=submissions`)).json()) as { data: { id: string }[] };
     expect(byProvider.data.map((j) => j.id)).toContain(answer.job_id);
-    const bySourceType = (await (await fetch(`${base}/public/jobs?source_type=career_site&q=Acme`)).json()) as { data: { id: string; provider_type: string }[] };
+    const bySourceType = (await (await fetch(`${ctx.base}/public/jobs?source_type=career_site&q=Acme`)).json()) as { data: { id: string; provider_type: string }[] };
     expect(bySourceType.data.find((j) => j.id === answer.job_id)?.provider_type).toBe('direct');
 
     // The verification link works once.
-    const again = await post(new SiteClient(base), '/public/submissions/verify', { token: tokenOf(mail, '/submit/verify') });
+    const again = await post(new SiteClient(ctx.base), '/public/submissions/verify', { token: tokenOf(mail, '/submit/verify') });
     expect(again.status).toBe(400);
     expect(((await again.json()) as { error: string }).error).toBe('link_invalid');
   });
@@ -219,7 +194,7 @@ describe('submitting and verifying', () => {
 describe('a company whose domain is on the public e-mail provider list', () => {
   it('is refused by default with a message that says how to be accepted, and submits once the operator accepts the domain', async () => {
     const before = await counts();
-    const client = new SiteClient(base);
+    const client = new SiteClient(ctx.base);
     const refused = await post(client, '/public/submissions', { ...vacancy('facebook.com'), altcha: await client.altcha() });
     expect(refused.status).toBe(422);
     const body = (await refused.json()) as { error: string; message: string };
@@ -228,12 +203,12 @@ describe('a company whose domain is on the public e-mail provider list', () => {
     expect(await counts()).toEqual(before);
 
     // The operator accepted it (JOBLEDGER_SUBMISSION_EMPLOYER_DOMAINS=facebook.com): verification at the domain as for anyone.
-    const accepting = new SubmissionDesk({ db: t.db, log: pino({ level: 'silent' }), mailer: testSiteOptions(sink, { siteUrl: base }).mailer, siteUrl: base, linkTtlSeconds: 900, employerDomains: ['FaceBook.com'] });
+    const accepting = new SubmissionDesk({ db: ctx.t.db, log: pino({ level: 'silent' }), mailer: testSiteOptions(ctx.sink, { siteUrl: ctx.base }).mailer, siteUrl: ctx.base, linkTtlSeconds: 900, employerDomains: ['FaceBook.com'] });
     const parsed = accepting.parse(vacancy('facebook.com'));
     expect(parsed).toMatchObject({ companyDomain: 'facebook.com', email: 'hr@facebook.com' });
     expect(() => accepting.parse(vacancy('gmail.com'))).toThrow(/gmail\.com is on the list of public e-mail providers/);
     await accepting.submit(parsed);
-    const mail = await sink.waitFor('hr@facebook.com', /Verify your vacancy/);
+    const mail = await ctx.sink.waitFor('hr@facebook.com', /Verify your vacancy/);
     const published = await accepting.verify(new URL(linkIn(mail, '/submit/verify')).searchParams.get('token'));
     expect(published).toMatchObject({ served: true });
     expect((await publicJob(published.jobId)).status).toBe(200);
@@ -262,7 +237,7 @@ describe('refusals store nothing', () => {
   for (const c of cases) {
     it(`refuses ${c.name} (${c.status} ${c.error})`, async () => {
       const before = await counts();
-      const client = new SiteClient(base);
+      const client = new SiteClient(ctx.base);
       const res = await post(client, '/public/submissions', { ...c.body('refused.test'), ...(c.altcha === false ? {} : { altcha: await client.altcha() }) });
       expect(res.status).toBe(c.status);
       const body = (await res.json()) as { error: string; message: string };
@@ -274,7 +249,7 @@ describe('refusals store nothing', () => {
 
   it('refuses a form without the CSRF token, and an oversized body, with the catalogue shape', async () => {
     const before = await counts();
-    const client = new SiteClient(base);
+    const client = new SiteClient(ctx.base);
     const noCsrf = await client.request('POST', '/public/submissions', { json: { ...vacancy('refused.test'), altcha: await client.altcha() } });
     expect(noCsrf.status).toBe(403);
     expect(((await noCsrf.json()) as { error: string }).error).toBe('csrf_failed');
@@ -285,7 +260,7 @@ describe('refusals store nothing', () => {
 
   it('gives a browser its form back with what it typed and the message, storing nothing', async () => {
     const before = await counts();
-    const client = new SiteClient(base);
+    const client = new SiteClient(ctx.base);
     await client.request('GET', '/submit');
     const res = await client.request('POST', '/public/submissions', {
       form: { ...vacancy('refused.test', { apply_url: 'https://elsewhere.test/apply', title: '<script>alert(1)</script>' }), _csrf: await client.csrf(), altcha: await client.altcha() },
@@ -301,7 +276,7 @@ describe('refusals store nothing', () => {
 
 describe('limits and enumeration', () => {
   it('answers the same for a fresh address and one that submitted before, and limits submissions per e-mail address', async () => {
-    const client = new SiteClient(base);
+    const client = new SiteClient(ctx.base);
     const first = await submit(client, vacancy('limited.test'));
     const second = await submit(client, vacancy('limited.test'));
     expect([first.status, second.status]).toEqual([202, 202]);
@@ -319,7 +294,7 @@ describe('limits and enumeration', () => {
 describe('the submitter\'s edit-or-close link', () => {
   it('edits the vacancy (updated on the feed), and refuses a bad edit without changing anything', async () => {
     const { jobId, manage } = await publish(vacancy('editing.test'));
-    const client = new SiteClient(base);
+    const client = new SiteClient(ctx.base);
     const page = await client.request('GET', `/submit/manage?token=${manage}`);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('Senior Backend Engineer');
@@ -335,19 +310,19 @@ describe('the submitter\'s edit-or-close link', () => {
     expect(await events(jobId)).toEqual(['created', 'updated']);
 
     // Confirming changes no served content: no event, last_verified_at moves.
-    const verifiedBefore = (await t.db.selectFrom('jobs').select('last_verified_at').where('id', '=', jobId).executeTakeFirstOrThrow()).last_verified_at;
+    const verifiedBefore = (await ctx.t.db.selectFrom('jobs').select('last_verified_at').where('id', '=', jobId).executeTakeFirstOrThrow()).last_verified_at;
     expect((await post(client, '/public/submissions/manage', { token: manage, action: 'confirm' })).status).toBe(200);
-    const verifiedAfter = (await t.db.selectFrom('jobs').select('last_verified_at').where('id', '=', jobId).executeTakeFirstOrThrow()).last_verified_at;
+    const verifiedAfter = (await ctx.t.db.selectFrom('jobs').select('last_verified_at').where('id', '=', jobId).executeTakeFirstOrThrow()).last_verified_at;
     expect(verifiedAfter.getTime()).toBeGreaterThanOrEqual(verifiedBefore.getTime());
     expect(await events(jobId)).toEqual(['created', 'updated']);
   });
 
   it('closes the vacancy as expired_upstream with a delisted event; the link then refuses edits', async () => {
     const { jobId, manage } = await publish(vacancy('closing.test'));
-    const client = new SiteClient(base);
+    const client = new SiteClient(ctx.base);
     const res = await post(client, '/public/submissions/manage', { token: manage, action: 'close' });
     expect(res.status).toBe(200);
-    const row = await t.db.selectFrom('jobs').select(['status', 'closed_reason', 'upstream_expired_at']).where('id', '=', jobId).executeTakeFirstOrThrow();
+    const row = await ctx.t.db.selectFrom('jobs').select(['status', 'closed_reason', 'upstream_expired_at']).where('id', '=', jobId).executeTakeFirstOrThrow();
     expect(row.status).toBe('closed');
     expect(row.closed_reason).toBe('expired_upstream');
     expect(row.upstream_expired_at).not.toBeNull();
@@ -360,7 +335,7 @@ describe('the submitter\'s edit-or-close link', () => {
   });
 
   it('refuses unknown, malformed and hostile tokens alike', async () => {
-    const client = new SiteClient(base);
+    const client = new SiteClient(ctx.base);
     for (const token of ['', 'x'.repeat(43), { $gt: '' }, 'a'.repeat(5000)]) {
       const res = await post(client, '/public/submissions/manage', { token, action: 'close' });
       expect(res.status).toBe(400);
@@ -376,58 +351,58 @@ describe('lifecycle', () => {
     const { jobId, manage, submissionId } = await publish(vacancy('lapsing.test'));
     const now = Date.now();
     // Nothing is due yet.
-    expect((await desk.sweep(new Date(now + DAY_MS))).reminded).toBe(0);
+    expect((await ctx.desk.sweep(new Date(now + DAY_MS))).reminded).toBe(0);
 
-    const swept = await desk.sweep(new Date(now + (RECONFIRM_DAYS + 1) * DAY_MS));
+    const swept = await ctx.desk.sweep(new Date(now + (RECONFIRM_DAYS + 1) * DAY_MS));
     expect(swept.reminded).toBeGreaterThanOrEqual(1);
     const reminder = await takeMail('hr@lapsing.test', /still open/);
     const fresh = tokenOf(reminder, '/submit/manage');
     expect(fresh).not.toBe(manage);
     // The old link is replaced; the new one opens the page. A second sweep sends no second reminder.
-    expect((await new SiteClient(base).request('GET', `/submit/manage?token=${manage}`)).status).toBe(400);
-    expect((await new SiteClient(base).request('GET', `/submit/manage?token=${fresh}`)).status).toBe(200);
-    await desk.sweep(new Date(now + (RECONFIRM_DAYS + 2) * DAY_MS));
-    expect(sink.messages.filter((m) => m.to.includes('hr@lapsing.test'))).toEqual([]);
+    expect((await new SiteClient(ctx.base).request('GET', `/submit/manage?token=${manage}`)).status).toBe(400);
+    expect((await new SiteClient(ctx.base).request('GET', `/submit/manage?token=${fresh}`)).status).toBe(200);
+    await ctx.desk.sweep(new Date(now + (RECONFIRM_DAYS + 2) * DAY_MS));
+    expect(ctx.sink.messages.filter((m) => m.to.includes('hr@lapsing.test'))).toEqual([]);
 
-    const lapsed = await desk.sweep(new Date(now + (RECONFIRM_DAYS + GRACE_DAYS + 1) * DAY_MS));
+    const lapsed = await ctx.desk.sweep(new Date(now + (RECONFIRM_DAYS + GRACE_DAYS + 1) * DAY_MS));
     expect(lapsed.lapsed).toBeGreaterThanOrEqual(1);
-    const row = await t.db.selectFrom('jobs').select(['status', 'closed_reason']).where('id', '=', jobId).executeTakeFirstOrThrow();
+    const row = await ctx.t.db.selectFrom('jobs').select(['status', 'closed_reason']).where('id', '=', jobId).executeTakeFirstOrThrow();
     expect(row).toEqual({ status: 'closed', closed_reason: 'not_seen' });
     expect(await events(jobId)).toEqual(['created', 'delisted']);
-    expect((await t.db.selectFrom('submissions').select('status').where('id', '=', submissionId).executeTakeFirstOrThrow()).status).toBe('lapsed');
+    expect((await ctx.t.db.selectFrom('submissions').select('status').where('id', '=', submissionId).executeTakeFirstOrThrow()).status).toBe('lapsed');
   });
 
   it('keeps a confirmed vacancy open past the first reminder', async () => {
     const { jobId, manage } = await publish(vacancy('confirming.test'));
     // Confirmed "today" (the real clock): a sweep 10 days on closes nothing.
-    expect((await post(new SiteClient(base), '/public/submissions/manage', { token: manage, action: 'confirm' })).status).toBe(200);
-    await desk.sweep(new Date(Date.now() + 10 * DAY_MS));
-    expect((await t.db.selectFrom('jobs').select('status').where('id', '=', jobId).executeTakeFirstOrThrow()).status).toBe('live');
+    expect((await post(new SiteClient(ctx.base), '/public/submissions/manage', { token: manage, action: 'confirm' })).status).toBe(200);
+    await ctx.desk.sweep(new Date(Date.now() + 10 * DAY_MS));
+    expect((await ctx.t.db.selectFrom('jobs').select('status').where('id', '=', jobId).executeTakeFirstOrThrow()).status).toBe('live');
   });
 
   it('lets the operator reject: a published vacancy is withheld (withdrawn), a pending one is never published', async () => {
     const { jobId, submissionId } = await publish(vacancy('rejected.test'));
-    expect(await desk.reject(submissionId, 'not a real vacancy')).toBe(true);
-    const row = await t.db.selectFrom('jobs').select(['status', 'withheld_kind', 'quality_rule_id']).where('id', '=', jobId).executeTakeFirstOrThrow();
+    expect(await ctx.desk.reject(submissionId, 'not a real vacancy')).toBe(true);
+    const row = await ctx.t.db.selectFrom('jobs').select(['status', 'withheld_kind', 'quality_rule_id']).where('id', '=', jobId).executeTakeFirstOrThrow();
     expect(row).toEqual({ status: 'live', withheld_kind: 'quality_removed', quality_rule_id: 'submission.rejected' });
     expect(await events(jobId)).toEqual(['created', 'withdrawn']);
     expect((await publicJob(jobId)).status).toBe(404);
-    expect(await desk.reject(submissionId, 'again')).toBe(false);
-    expect(await desk.reject('not-a-uuid', 'x')).toBe(false);
+    expect(await ctx.desk.reject(submissionId, 'again')).toBe(false);
+    expect(await ctx.desk.reject('not-a-uuid', 'x')).toBe(false);
 
-    const client = new SiteClient(base);
+    const client = new SiteClient(ctx.base);
     expect((await submit(client, vacancy('pending-rejected.test'))).status).toBe(202);
     const mail = await takeMail('hr@pending-rejected.test', /Verify your vacancy/);
-    const pending = await t.db.selectFrom('submissions').select('id').where('email', '=', 'hr@pending-rejected.test').executeTakeFirstOrThrow();
-    expect(await desk.reject(pending.id, 'spam')).toBe(true);
+    const pending = await ctx.t.db.selectFrom('submissions').select('id').where('email', '=', 'hr@pending-rejected.test').executeTakeFirstOrThrow();
+    expect(await ctx.desk.reject(pending.id, 'spam')).toBe(true);
     const res = await post(client, '/public/submissions/verify', { token: tokenOf(mail, '/submit/verify') });
     expect(res.status).toBe(400);
-    expect(await t.db.selectFrom('jobs').select('id').where('source_posting_id', '=', pending.id).execute()).toEqual([]);
+    expect(await ctx.t.db.selectFrom('jobs').select('id').where('source_posting_id', '=', pending.id).execute()).toEqual([]);
   });
 
   it('withholds the vacancy of an employer that opted out, and says so', async () => {
-    await t.db.insertInto('employer_optouts').values({ domain: 'optedout.test', verified_by: 'test', verified_at: new Date() }).execute();
-    const client = new SiteClient(base);
+    await ctx.t.db.insertInto('employer_optouts').values({ domain: 'optedout.test', verified_by: 'test', verified_at: new Date() }).execute();
+    const client = new SiteClient(ctx.base);
     expect((await submit(client, vacancy('optedout.test'))).status).toBe(202);
     const token = tokenOf(await takeMail('hr@optedout.test', /Verify your vacancy/), '/submit/verify');
     const res = await post(client, '/public/submissions/verify', { token });
@@ -438,7 +413,7 @@ describe('lifecycle', () => {
   });
   it('lists and rejects submissions from the CLI (jobledger submissions list / reject)', async () => {
     const { jobId, submissionId } = await publish(vacancy('cli-rejected.test'));
-    const env = { DATABASE_URL: t.url, JOBLEDGER_DATA_DIR: '/tmp/jobledger-submissions-cli-test' };
+    const env = { DATABASE_URL: ctx.t.url, JOBLEDGER_DATA_DIR: '/tmp/jobledger-submissions-cli-test' };
     const listed = await runCli(['submissions', 'list', '--status', 'open'], env);
     expect(listed.code).toBe(0);
     expect(listed.output).toContain(`${submissionId}  open`);

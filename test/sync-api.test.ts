@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../src/domain/job.ts';
 import type { CreatedKey } from '../src/access/api-keys.ts';
-import { bearer, createKey, TEST_DOCS_URL, useCorpusApp } from './helpers/app.ts';
+import { allPages, bearer, createKey, TEST_DOCS_URL, useCorpusApp } from './helpers/app.ts';
 
 type Change = { change: string; id: string; changed_at: string; job?: Job };
 type Closure = { id: string; closed_at: string; closed_reason: string };
@@ -177,16 +177,7 @@ describe('the sync surfaces', () => {
 
   describe('GET /v1/jobs/closed', () => {
     it('pages every closed row, most recently closed first, with status closed and closure fields', async () => {
-      const rows: Job[] = [];
-      let cursor: string | null = null;
-      do {
-        const res = await get(`/v1/jobs/closed?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-        expect(res.statusCode).toBe(200);
-        const page = res.json() as Page;
-        rows.push(...page.data);
-        cursor = page.next_cursor;
-        expect(page.has_more).toBe(cursor !== null);
-      } while (cursor);
+      const rows = await allPages<Job>(get, '/v1/jobs/closed?limit=200');
       expect(rows.length).toBe((await closedServable().select('id').execute()).length);
       expect(new Set(rows.map((j) => j.id)).size).toBe(rows.length);
       expect(rows.every((j) => j.status === 'closed' && j.closed_at !== null && j.closed_reason === 'expired_upstream' && j.upstream_expired_at)).toBe(true);

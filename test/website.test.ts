@@ -11,41 +11,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Billing } from '../src/billing/billing.ts';
 import { StripeCheckout } from '../src/billing/stripe-checkout.ts';
 import { buildTestApp, TEST_DOCS_URL } from './helpers/app.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
-import { freePort } from './helpers/ports.ts';
-import { linkIn, SiteClient, startMailSink, testSiteOptions, type MailSink } from './helpers/site.ts';
+import { linkIn, listenSite, SiteClient, useSite, type ListeningSite } from './helpers/site.ts';
 import { StripeLoopback } from './helpers/stripe.ts';
 
-let t: TestDatabase;
-let sink: MailSink;
-let app: FastifyInstance;
-let shortApp: FastifyInstance;
-let base: string;
-let shortBase: string;
-
+const ctx = useSite();
+// The same site with links that live one second: expiry on a real clock.
+let short: ListeningSite;
 beforeAll(async () => {
-  t = await createTestDatabase();
-  sink = await startMailSink();
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  app = await buildTestApp(t, { contract: false, site: testSiteOptions(sink, { siteUrl: base }) });
-  await app.listen({ port, host: '127.0.0.1' });
-  // The same site with links that live one second: expiry on a real clock.
-  const shortPort = await freePort();
-  shortBase = `http://127.0.0.1:${shortPort}`;
-  shortApp = await buildTestApp(t, { contract: false, site: testSiteOptions(sink, { siteUrl: shortBase, linkTtlSeconds: 1 }) });
-  await shortApp.listen({ port: shortPort, host: '127.0.0.1' });
+  short = await listenSite(ctx.t, ctx.sink, { site: { linkTtlSeconds: 1 } });
 });
-
 afterAll(async () => {
-  await app?.close();
-  await shortApp?.close();
-  await sink?.close();
-  await t?.drop();
+  await short?.app.close();
 });
 
 const count = async (table: 'accounts' | 'api_keys' | 'email_tokens' | 'web_sessions' | 'subscriptions' | 'contact_messages') =>
-  Number((await t.db.selectFrom(table).select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
+  Number((await ctx.t.db.selectFrom(table).select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
 
 /** The `error` code of an error body. */
 async function codeOf(res: Response): Promise<string> {
@@ -54,17 +34,17 @@ async function codeOf(res: Response): Promise<string> {
 
 /** Ask for a sign-in link as an API caller and return the token from the delivered e-mail. */
 async function requestLink(client: SiteClient, email: string): Promise<string> {
-  const before = sink.messages.length;
+  const before = ctx.sink.messages.length;
   const res = await client.request('POST', '/public/auth/request', { json: { email, altcha: await client.altcha() }, headers: { 'csrf-token': await client.csrf() } });
   expect(res.status).toBe(202);
-  const mail = await sink.waitFor(email, /sign-in link/);
-  expect(sink.messages.length).toBe(before + 1);
-  sink.messages.splice(sink.messages.indexOf(mail), 1);
+  const mail = await ctx.sink.waitFor(email, /sign-in link/);
+  expect(ctx.sink.messages.length).toBe(before + 1);
+  ctx.sink.messages.splice(ctx.sink.messages.indexOf(mail), 1);
   return new URL(linkIn(mail, '/signin/verify')).searchParams.get('token')!;
 }
 
 /** A signed-in client for `email`. */
-async function signedIn(email: string, on = base): Promise<SiteClient> {
+async function signedIn(email: string, on = ctx.base): Promise<SiteClient> {
   const client = new SiteClient(on);
   const token = await requestLink(client, email);
   const res = await client.request('POST', '/public/auth/verify', { json: { token }, headers: { 'csrf-token': await client.csrf() } });
@@ -78,10 +58,10 @@ describe('sign-in by e-mailed link', () => {
     const accounts = await count('accounts');
     const answers = [];
     for (const email of ['known@example.org', 'nobody-here@example.org']) {
-      const client = new SiteClient(base);
+      const client = new SiteClient(ctx.base);
       const res = await client.request('POST', '/public/auth/request', { json: { email, altcha: await client.altcha() }, headers: { 'csrf-token': await client.csrf() } });
       answers.push({ status: res.status, body: await res.text(), type: res.headers.get('content-type') });
-      await sink.waitFor(email, /sign-in link/);
+      await ctx.sink.waitFor(email, /sign-in link/);
     }
     expect(answers[0]).toEqual(answers[1]);
     expect(answers[0]!.status).toBe(202);
@@ -89,9 +69,9 @@ describe('sign-in by e-mailed link', () => {
   });
 
   it('sends a link that works once: the session cookie is signed, HttpOnly, SameSite=Lax and bounded; a reuse is refused', async () => {
-    const client = new SiteClient(base);
+    const client = new SiteClient(ctx.base);
     const token = await requestLink(client, 'once@example.org');
-    const stored = await t.db.selectFrom('email_tokens').select(['token_hash']).where('email', '=', 'once@example.org').execute();
+    const stored = await ctx.t.db.selectFrom('email_tokens').select(['token_hash']).where('email', '=', 'once@example.org').execute();
     expect(stored.every((r) => !r.token_hash.toString('utf8').includes(token))).toBe(true);
     const csrf = await client.csrf();
     const first = await client.request('POST', '/public/auth/verify', { json: { token }, headers: { 'csrf-token': csrf } });
@@ -117,7 +97,7 @@ describe('sign-in by e-mailed link', () => {
   });
 
   it('refuses a link after its lifetime (a real one-second expiry)', async () => {
-    const client = new SiteClient(shortBase);
+    const client = new SiteClient(short.base);
     const token = await requestLink(client, 'late@example.org');
     await new Promise((r) => setTimeout(r, 1500));
     const res = await client.request('POST', '/public/auth/verify', { json: { token }, headers: { 'csrf-token': await client.csrf() } });
@@ -127,9 +107,9 @@ describe('sign-in by e-mailed link', () => {
   });
 
   it('refuses a missing or reused ALTCHA, a missing CSRF token and a malformed address, sending nothing', async () => {
-    const client = new SiteClient(base);
+    const client = new SiteClient(ctx.base);
     const csrf = await client.csrf();
-    const sent = sink.messages.length;
+    const sent = ctx.sink.messages.length;
     const tokens = await count('email_tokens');
     const noAltcha = await client.request('POST', '/public/auth/request', { json: { email: 'x@example.org' }, headers: { 'csrf-token': csrf } });
     expect(noAltcha.status).toBe(403);
@@ -145,12 +125,12 @@ describe('sign-in by e-mailed link', () => {
     const reused = await client.request('POST', '/public/auth/request', { json: { email: 'x@example.org', altcha }, headers: { 'csrf-token': csrf } });
     expect(reused.status).toBe(403);
     expect((await codeOf(reused))).toBe('verification_failed');
-    expect(sink.messages.length).toBe(sent);
+    expect(ctx.sink.messages.length).toBe(sent);
     expect(await count('email_tokens')).toBe(tokens);
   });
 
   it('limits the e-mails to one address (5 an hour), answering the same for every address', async () => {
-    const client = new SiteClient(base);
+    const client = new SiteClient(ctx.base);
     const statuses = [];
     for (let i = 0; i < 6; i++) {
       const res = await client.request('POST', '/public/auth/request', { json: { email: 'flood@example.org', altcha: await client.altcha() }, headers: { 'csrf-token': await client.csrf() } });
@@ -165,7 +145,7 @@ describe('sign-in by e-mailed link', () => {
     const copied = client.cookies.get('jl_session')!;
     const out = await client.request('POST', '/public/auth/signout', { json: {}, headers: { 'csrf-token': await client.csrf() } });
     expect(out.status).toBe(200);
-    const thief = new SiteClient(base);
+    const thief = new SiteClient(ctx.base);
     thief.cookies.set('jl_session', copied);
     const res = await thief.request('POST', '/public/auth/keys', { json: {}, headers: { 'csrf-token': await thief.csrf() } });
     expect(res.status).toBe(401);
@@ -181,20 +161,20 @@ describe('key self-service', () => {
     expect(res.status).toBe(201);
     const created = (await res.json()) as { id: string; key_prefix: string; plan: string; secret: string };
     expect(created.plan).toBe('explore');
-    const me = await fetch(`${base}/v1/me`, { headers: { authorization: `Bearer ${created.secret}` } });
+    const me = await fetch(`${ctx.base}/v1/me`, { headers: { authorization: `Bearer ${created.secret}` } });
     expect(me.status).toBe(200);
     expect(await me.json()).toMatchObject({ plan: 'explore', key_prefix: created.key_prefix, name: 'my board' });
     const second = await client.request('POST', '/public/auth/keys', { json: {}, headers: { 'csrf-token': csrf } });
     expect(second.status).toBe(409);
     expect((await codeOf(second))).toBe('free_key_taken');
-    const row = await t.db.selectFrom('api_keys').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow();
+    const row = await ctx.t.db.selectFrom('api_keys').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow();
     expect(row.secret_hash.toString('hex')).not.toContain(Buffer.from(created.secret).toString('hex'));
   });
 
   it('never lets one account touch another account\'s key, nor an API key or a forged session manage keys', async () => {
     const owner = await signedIn('owner@example.org');
     const created = (await (await owner.request('POST', '/public/auth/keys', { json: {}, headers: { 'csrf-token': await owner.csrf() } })).json()) as { id: string; secret: string };
-    const before = await t.db.selectFrom('api_keys').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow();
+    const before = await ctx.t.db.selectFrom('api_keys').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow();
     const other = await signedIn('intruder@example.org');
     const csrf = await other.csrf();
     for (const action of ['rotate', 'revoke', 'name']) {
@@ -203,7 +183,7 @@ describe('key self-service', () => {
       expect((await codeOf(res))).toBe('not_found');
     }
     // An API key (even the key's own) is never read by the key routes.
-    const apiCaller = new SiteClient(base);
+    const apiCaller = new SiteClient(ctx.base);
     const apiCsrf = await apiCaller.csrf();
     for (const path of ['/public/auth/keys', `/public/auth/keys/${created.id}/rotate`, `/public/auth/keys/${created.id}/revoke`]) {
       const res = await apiCaller.request('POST', path, { json: {}, headers: { authorization: `Bearer ${created.secret}`, 'csrf-token': apiCsrf } });
@@ -211,7 +191,7 @@ describe('key self-service', () => {
       expect(await res.json()).toMatchObject({ error: 'session_required', message: expect.stringContaining('an API key cannot manage keys'), docs: `${TEST_DOCS_URL}#session_required` });
     }
     // A forged session cookie (an id with a made-up signature) is no session.
-    const forger = new SiteClient(base);
+    const forger = new SiteClient(ctx.base);
     const forgedCsrf = await forger.csrf();
     forger.cookies.set('jl_session', `${owner.cookies.get('jl_session')!.split('.')[0]}.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA`);
     const forged = await forger.request('POST', `/public/auth/keys/${created.id}/revoke`, { json: {}, headers: { 'csrf-token': forgedCsrf } });
@@ -220,20 +200,20 @@ describe('key self-service', () => {
     const noCsrf = await owner.request('POST', `/public/auth/keys/${created.id}/revoke`, { json: {} });
     expect(noCsrf.status).toBe(403);
     expect((await codeOf(noCsrf))).toBe('csrf_failed');
-    expect(await t.db.selectFrom('api_keys').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow()).toEqual(before);
-    expect((await fetch(`${base}/v1/me`, { headers: { authorization: `Bearer ${created.secret}` } })).status).toBe(200);
+    expect(await ctx.t.db.selectFrom('api_keys').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow()).toEqual(before);
+    expect((await fetch(`${ctx.base}/v1/me`, { headers: { authorization: `Bearer ${created.secret}` } })).status).toBe(200);
   });
 
   it('rotates (old secret 401, new works, usage kept), renames, and revokes for good with the row kept', async () => {
     const client = await signedIn('lifecycle@example.org');
     const csrf = await client.csrf();
     const created = (await (await client.request('POST', '/public/auth/keys', { json: {}, headers: { 'csrf-token': csrf } })).json()) as { id: string; secret: string };
-    await fetch(`${base}/v1/jobs?limit=1`, { headers: { authorization: `Bearer ${created.secret}` } });
-    const usedBefore = ((await (await fetch(`${base}/v1/me`, { headers: { authorization: `Bearer ${created.secret}` } })).json()) as { usage_today: number }).usage_today;
+    await fetch(`${ctx.base}/v1/jobs?limit=1`, { headers: { authorization: `Bearer ${created.secret}` } });
+    const usedBefore = ((await (await fetch(`${ctx.base}/v1/me`, { headers: { authorization: `Bearer ${created.secret}` } })).json()) as { usage_today: number }).usage_today;
     const rotated = (await (await client.request('POST', `/public/auth/keys/${created.id}/rotate`, { json: {}, headers: { 'csrf-token': csrf } })).json()) as { id: string; secret: string };
     expect(rotated.id).toBe(created.id);
-    expect((await fetch(`${base}/v1/me`, { headers: { authorization: `Bearer ${created.secret}` } })).status).toBe(401);
-    const me = (await (await fetch(`${base}/v1/me`, { headers: { authorization: `Bearer ${rotated.secret}` } })).json()) as { usage_today: number; plan: string };
+    expect((await fetch(`${ctx.base}/v1/me`, { headers: { authorization: `Bearer ${created.secret}` } })).status).toBe(401);
+    const me = (await (await fetch(`${ctx.base}/v1/me`, { headers: { authorization: `Bearer ${rotated.secret}` } })).json()) as { usage_today: number; plan: string };
     expect(me.plan).toBe('explore');
     expect(me.usage_today).toBe(usedBefore + 1);
     const renamed = await client.request('POST', `/public/auth/keys/${created.id}/name`, { json: { name: 'x'.repeat(81) }, headers: { 'csrf-token': csrf } });
@@ -241,8 +221,8 @@ describe('key self-service', () => {
     expect((await codeOf(renamed))).toBe('bad_input');
     const revoked = await client.request('POST', `/public/auth/keys/${created.id}/revoke`, { json: {}, headers: { 'csrf-token': csrf } });
     expect(revoked.status).toBe(200);
-    expect((await fetch(`${base}/v1/me`, { headers: { authorization: `Bearer ${rotated.secret}` } })).status).toBe(401);
-    const row = await t.db.selectFrom('api_keys').select(['status', 'revoked_at']).where('id', '=', created.id).executeTakeFirstOrThrow();
+    expect((await fetch(`${ctx.base}/v1/me`, { headers: { authorization: `Bearer ${rotated.secret}` } })).status).toBe(401);
+    const row = await ctx.t.db.selectFrom('api_keys').select(['status', 'revoked_at']).where('id', '=', created.id).executeTakeFirstOrThrow();
     expect(row.status).toBe('revoked');
     const again = await client.request('POST', `/public/auth/keys/${created.id}/rotate`, { json: {}, headers: { 'csrf-token': csrf } });
     expect(again.status).toBe(409);
@@ -279,12 +259,12 @@ describe('key self-service', () => {
 
 describe('subscriptions and the contact form', () => {
   it('subscribes only after the e-mailed confirmation, and unsubscribes with the signed link without signing in', async () => {
-    const client = new SiteClient(base);
+    const client = new SiteClient(ctx.base);
     const res = await client.request('POST', '/public/subscribe', { json: { email: 'news@example.org', altcha: await client.altcha() }, headers: { 'csrf-token': await client.csrf() } });
     expect(res.status).toBe(202);
-    const status = async () => (await t.db.selectFrom('subscriptions').select('status').where('email', '=', 'news@example.org').executeTakeFirst())?.status;
+    const status = async () => (await ctx.t.db.selectFrom('subscriptions').select('status').where('email', '=', 'news@example.org').executeTakeFirst())?.status;
     expect(await status()).toBe('pending');
-    const mail = await sink.waitFor('news@example.org', /Confirm your subscription/);
+    const mail = await ctx.sink.waitFor('news@example.org', /Confirm your subscription/);
     expect(JSON.stringify(mail.headers.get('list'))).toContain('/unsubscribe?token=');
     const confirm = new URL(linkIn(mail, '/subscribe/confirm')).searchParams.get('token')!;
     const csrf = await client.csrf();
@@ -294,22 +274,22 @@ describe('subscriptions and the contact form', () => {
     const tampered = unsubscribe.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'));
     expect((await client.request('POST', '/public/unsubscribe', { json: { token: tampered }, headers: { 'csrf-token': csrf } })).status).toBe(400);
     expect(await status()).toBe('confirmed');
-    const stranger = new SiteClient(base);
+    const stranger = new SiteClient(ctx.base);
     expect((await stranger.request('POST', '/public/unsubscribe', { json: { token: unsubscribe }, headers: { 'csrf-token': await stranger.csrf() } })).status).toBe(200);
     expect(await status()).toBe('unsubscribed');
   });
 
   it('stores a contact message and e-mails it to the operator, with the visitor as Reply-To', async () => {
-    const client = new SiteClient(base);
+    const client = new SiteClient(ctx.base);
     const res = await client.request('POST', '/public/contact', {
       json: { email: 'visitor@example.org', name: 'Ada', message: 'Your feed is missing Acme.', altcha: await client.altcha() },
       headers: { 'csrf-token': await client.csrf() },
     });
     expect(res.status).toBe(201);
-    const mail = await sink.waitFor('operator@jobledger.test', /contact/);
+    const mail = await ctx.sink.waitFor('operator@jobledger.test', /contact/);
     expect(mail.text).toContain('Your feed is missing Acme.');
     expect(JSON.stringify(mail.headers.get('reply-to'))).toContain('visitor@example.org');
-    const row = await t.db.selectFrom('contact_messages').selectAll().where('email', '=', 'visitor@example.org').executeTakeFirstOrThrow();
+    const row = await ctx.t.db.selectFrom('contact_messages').selectAll().where('email', '=', 'visitor@example.org').executeTakeFirstOrThrow();
     expect(row.mailed_at).not.toBeNull();
     const empty = await client.request('POST', '/public/contact', { json: { email: 'visitor@example.org', message: ' ', altcha: await client.altcha() }, headers: { 'csrf-token': await client.csrf() } });
     expect(empty.status).toBe(422);
@@ -319,33 +299,28 @@ describe('subscriptions and the contact form', () => {
 
 describe('every state-changing form and the https cookie rules', () => {
   let stripe: StripeLoopback;
-  let httpsApp: FastifyInstance;
-  let httpsBase: string;
+  let https: ListeningSite;
 
   // A site whose public URL is https (behind a TLS proxy) and that sells plans through the Stripe loopback.
   beforeAll(async () => {
     stripe = await StripeLoopback.start();
-    const port = await freePort();
-    httpsBase = `http://127.0.0.1:${port}`;
-    httpsApp = await buildTestApp(t, {
-      contract: false,
-      site: testSiteOptions(sink, { siteUrl: 'https://jobs.example.test' }),
-      billing: (db) => new Billing({ db: db.db, log: pino({ level: 'silent' }), provider: new StripeCheckout(stripe.settings()) }),
+    https = await listenSite(ctx.t, ctx.sink, {
+      site: { siteUrl: 'https://jobs.example.test' },
+      app: { billing: (db) => new Billing({ db: db.db, log: pino({ level: 'silent' }), provider: new StripeCheckout(stripe.settings()) }) },
     });
-    await httpsApp.listen({ port, host: '127.0.0.1' });
   });
   afterAll(async () => {
-    await httpsApp?.close();
+    await https?.app.close();
     await stripe?.close();
   });
 
   it('marks the session and CSRF cookies Secure and sends HSTS when JOBLEDGER_SITE_URL is https (and neither over plain HTTP)', async () => {
-    const plain = new SiteClient(base);
+    const plain = new SiteClient(ctx.base);
     const plainCsrf = await plain.request('GET', '/site/csrf-token');
     expect(plainCsrf.headers.getSetCookie().find((c) => c.startsWith('jl_csrf='))).not.toMatch(/;\s*Secure/i);
     expect(plainCsrf.headers.get('strict-transport-security')).toBeNull();
 
-    const client = new SiteClient(httpsBase);
+    const client = new SiteClient(https.base);
     const csrfRes = await client.request('GET', '/site/csrf-token');
     expect(csrfRes.headers.getSetCookie().find((c) => c.startsWith('jl_csrf='))).toMatch(/;\s*Secure/i);
     expect(csrfRes.headers.get('strict-transport-security')).toMatch(/max-age=\d+/);
@@ -359,13 +334,13 @@ describe('every state-changing form and the https cookie rules', () => {
   });
 
   it('refuses every state-changing form without its CSRF token, even signed in, changing nothing', async () => {
-    const client = await signedIn('csrf-everywhere@example.org', httpsBase);
+    const client = await signedIn('csrf-everywhere@example.org', https.base);
     const created = (await (await client.request('POST', '/public/auth/keys', { json: {}, headers: { 'csrf-token': await client.csrf() } })).json()) as { id: string };
-    const keyRow = () => t.db.selectFrom('api_keys').select(['secret_hash', 'status', 'name', 'plan_id']).where('id', '=', created.id).executeTakeFirstOrThrow();
+    const keyRow = () => ctx.t.db.selectFrom('api_keys').select(['secret_hash', 'status', 'name', 'plan_id']).where('id', '=', created.id).executeTakeFirstOrThrow();
     const before = await keyRow();
     const tables = async () => Promise.all([count('accounts'), count('api_keys'), count('email_tokens'), count('subscriptions'), count('contact_messages')]);
     const counted = await tables();
-    const sent = sink.messages.length;
+    const sent = ctx.sink.messages.length;
     const altcha = await client.altcha();
     const forms: Array<[string, Record<string, string>]> = [
       ['/public/auth/request', { email: 'x@example.org', altcha }],
@@ -394,7 +369,7 @@ describe('every state-changing form and the https cookie rules', () => {
     }
     expect(await keyRow()).toEqual(before);
     expect(await tables()).toEqual(counted);
-    expect(sink.messages.length).toBe(sent);
+    expect(ctx.sink.messages.length).toBe(sent);
     expect(stripe.requests).toEqual([]);
     // Still signed in (sign-out was refused), and with the token the checkout goes to Stripe.
     const checkout = await client.request('POST', '/public/checkout', { json: { key_id: created.id, plan: 'growth' }, headers: { 'csrf-token': await client.csrf() } });
@@ -403,10 +378,10 @@ describe('every state-changing form and the https cookie rules', () => {
   });
 
   it('documents POST /public/checkout in the OpenAPI document the same with or without the website, and none of the site\'s own routes', async () => {
-    const plain = await buildTestApp(t, { contract: false });
+    const plain = await buildTestApp(ctx.t, { contract: false });
     try {
       const paths = async (on: FastifyInstance) => ((await on.inject({ url: '/public/openapi.json' })).json() as { paths: Record<string, unknown> }).paths;
-      const [withSite, withoutSite] = [await paths(app), await paths(plain)];
+      const [withSite, withoutSite] = [await paths(ctx.app), await paths(plain)];
       expect(withSite['/public/checkout']).toBeDefined();
       expect(withSite['/public/checkout']).toEqual(withoutSite['/public/checkout']);
       expect(withSite['/public/checkout/webhook']).toEqual(withoutSite['/public/checkout/webhook']);

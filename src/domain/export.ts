@@ -21,18 +21,26 @@ export type ExportStatus = 'live' | 'closed' | 'any';
 /** Every {@link ExportStatus}; the export's `status` parameter is parsed by `src/http/schemas/export.ts`. */
 export const EXPORT_STATUSES: readonly ExportStatus[] = ['live', 'closed', 'any'];
 
-/** The final line of a complete export. */
-export const ExportCompleteSchema = Type.Object(
-  {
-    complete: Type.Literal(true, { description: 'Every matching row was written.' }),
+/**
+ * What both final lines carry: the job lines written, where the export ends (`after`, described as the
+ * line means it) and the change-feed watermark.
+ */
+function finalLinePosition(after: string) {
+  return {
     count: Type.Integer({ minimum: 0, description: 'Job lines written in this response.' }),
-    after: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
-      description: 'Where this export ends: the id of the last row written, or the request\'s after when none was (null when neither).',
-    }),
+    after: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], { description: after }),
     since: Type.String({
       description:
         'The change-feed watermark: pass it as since to /v1/changes to receive every change committed after this export began reading (none lost, none already older than the snapshot). After a resumed export, use the since of the first response.',
     }),
+  };
+}
+
+/** The final line of a complete export. */
+export const ExportCompleteSchema = Type.Object(
+  {
+    complete: Type.Literal(true, { description: 'Every matching row was written.' }),
+    ...finalLinePosition("Where this export ends: the id of the last row written, or the request's after when none was (null when neither)."),
   },
   { description: 'Final line of a complete export.' },
 );
@@ -44,14 +52,7 @@ export const ExportErrorLineSchema = Type.Object(
     error: Type.String({ description: 'record_quota_exhausted, or query_failed, timeout, unavailable.' }),
     message: Type.String(),
     docs: Type.String(),
-    count: Type.Integer({ minimum: 0, description: 'Job lines written in this response.' }),
-    after: Type.Union([Type.String({ format: 'uuid' }), Type.Null()], {
-      description: 'Resume with after=<this>: the id of the last row written, or the request\'s after when none was (null when neither).',
-    }),
-    since: Type.String({
-      description:
-        'The change-feed watermark: pass it as since to /v1/changes to receive every change committed after this export began reading (none lost, none already older than the snapshot). After a resumed export, use the since of the first response.',
-    }),
+    ...finalLinePosition("Resume with after=<this>: the id of the last row written, or the request's after when none was (null when neither)."),
   },
   { description: 'Final line of an export that stopped early; resume with after.' },
 );

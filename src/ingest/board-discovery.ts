@@ -38,6 +38,26 @@ const TOKEN = /^[A-Za-z0-9][A-Za-z0-9._~%-]*$/;
 /** Workday locale segments (`en-US`, `de-DE`, `fr`). */
 const LOCALE = /^[a-z]{2}(-[A-Z]{2})?$/;
 
+/**
+ * The ATS hosts that name a board in the path: a board page's first segment (`jobs.lever.co/{site}`), or
+ * on an API host the segment after `apiPath` (`api.lever.co/v0/postings/{site}`).
+ */
+const BOARD_HOSTS: ReadonlyMap<string, { provider: string; apiPath?: readonly string[] }> = new Map([
+  ['jobs.ashbyhq.com', { provider: 'ashby' }],
+  ['api.ashbyhq.com', { provider: 'ashby', apiPath: ['posting-api', 'job-board'] }],
+  ['boards.greenhouse.io', { provider: 'greenhouse' }],
+  ['job-boards.greenhouse.io', { provider: 'greenhouse' }],
+  ['job-boards.eu.greenhouse.io', { provider: 'greenhouse' }],
+  ['boards-api.greenhouse.io', { provider: 'greenhouse', apiPath: ['v1', 'boards'] }],
+  ['jobs.lever.co', { provider: 'lever' }],
+  ['jobs.eu.lever.co', { provider: 'lever' }],
+  ['api.lever.co', { provider: 'lever', apiPath: ['v0', 'postings'] }],
+  ['api.eu.lever.co', { provider: 'lever', apiPath: ['v0', 'postings'] }],
+  ['jobs.smartrecruiters.com', { provider: 'smartrecruiters' }],
+  ['careers.smartrecruiters.com', { provider: 'smartrecruiters' }],
+  ['api.smartrecruiters.com', { provider: 'smartrecruiters', apiPath: ['v1', 'companies'] }],
+]);
+
 function token(segment: string | undefined): string | undefined {
   if (!segment || NOT_BOARDS.has(segment.toLowerCase()) || !TOKEN.test(segment)) return undefined;
   try {
@@ -62,34 +82,15 @@ export function boardOfUrl(raw: string): Omit<DiscoveredBoard, 'evidence'> | und
   const host = url.hostname.toLowerCase();
   const path = url.pathname.split('/').filter(Boolean);
   const at = (provider: string, board: string | undefined) => (board ? { provider, board } : undefined);
-  switch (host) {
-    case 'jobs.ashbyhq.com':
-      return at('ashby', token(path[0]));
-    case 'api.ashbyhq.com':
-      return path[0] === 'posting-api' && path[1] === 'job-board' ? at('ashby', token(path[2])) : undefined;
-    case 'boards.greenhouse.io':
-    case 'job-boards.greenhouse.io':
-    case 'job-boards.eu.greenhouse.io':
-      if (path[0] === 'embed') return at('greenhouse', token(url.searchParams.get('for') ?? undefined));
-      return at('greenhouse', token(path[0]));
-    case 'boards-api.greenhouse.io':
-      return path[0] === 'v1' && path[1] === 'boards' ? at('greenhouse', token(path[2])) : undefined;
-    case 'jobs.lever.co':
-    case 'jobs.eu.lever.co':
-      return at('lever', token(path[0]));
-    case 'api.lever.co':
-    case 'api.eu.lever.co':
-      return path[0] === 'v0' && path[1] === 'postings' ? at('lever', token(path[2])) : undefined;
-    case 'jobs.smartrecruiters.com':
-    case 'careers.smartrecruiters.com':
-      return at('smartrecruiters', token(path[0]));
-    case 'api.smartrecruiters.com':
-      return path[0] === 'v1' && path[1] === 'companies' ? at('smartrecruiters', token(path[2])) : undefined;
-    case 'apply.workable.com': {
-      if (path[0] !== 'api') return at('workable', token(path[0]));
-      const account = path[2] === 'accounts' ? token(path[3]) : path[2] === 'widget' && path[3] === 'accounts' ? token(path[4]) : undefined;
-      return at('workable', account && path[1] === 'v3' ? `v3:${account}` : account);
-    }
+  const known = BOARD_HOSTS.get(host);
+  if (known?.apiPath) return known.apiPath.every((segment, i) => path[i] === segment) ? at(known.provider, token(path[known.apiPath.length])) : undefined;
+  // Greenhouse's embed names the board in its query (…/embed/job_board?for={board}).
+  if (known?.provider === 'greenhouse' && path[0] === 'embed') return at('greenhouse', token(url.searchParams.get('for') ?? undefined));
+  if (known) return at(known.provider, token(path[0]));
+  if (host === 'apply.workable.com') {
+    if (path[0] !== 'api') return at('workable', token(path[0]));
+    const account = path[2] === 'accounts' ? token(path[3]) : path[2] === 'widget' && path[3] === 'accounts' ? token(path[4]) : undefined;
+    return at('workable', account && path[1] === 'v3' ? `v3:${account}` : account);
   }
   const sub = /^([a-z0-9][a-z0-9-]*)\.(recruitee\.com|workable\.com|jobs\.personio\.(?:de|com))$/.exec(host);
   if (sub && !['www', 'app', 'api', 'apply', 'careers', 'jobs'].includes(sub[1]!)) {

@@ -22,7 +22,7 @@ import { importTargets } from '../ingest/target-import.ts';
 import { startDemoSources } from './demo.ts';
 import { runImport } from './import.ts';
 import { runMcp } from './mcp.ts';
-import { openRuntime } from './runtime.ts';
+import { openRuntime, type Runtime } from './runtime.ts';
 import { serve } from './serve.ts';
 import { runWorker } from './worker.ts';
 import { SubmissionDesk } from '../ingest/submissions.ts';
@@ -99,8 +99,7 @@ program
   .option('--target <id...>', 'only these target ids (see `jobledger targets list`)')
   .option('--refetch', 'ask for full boards instead of conditional requests, so every posting is enriched and judged again (after an upgrade)', false)
   .action(async (options: { demo: boolean; target?: string[]; refetch: boolean }) => {
-    const rt = await openRuntime({ applicationName: 'jobledger-ingest', statementTimeout: 'ingest' });
-    try {
+    await withLedger('jobledger-ingest', async (rt) => {
       let baseUrls = rt.config.sources;
       let fetch = rt.config.fetch;
       let closeReplay: (() => Promise<void>) | undefined;
@@ -132,9 +131,7 @@ program
         }
       }
       await closeReplay?.();
-    } finally {
-      await rt.database.close();
-    }
+    }, 'ingest');
   });
 
 program
@@ -148,8 +145,7 @@ program
   .option('--database-url <url>', 'PostgreSQL to seed (default: DATABASE_URL, else the embedded ledger)')
   .action(async (options: { rows: number; seed: number; anchor?: Date; closedShare: number; withheldShare: number; databaseUrl?: string }) => {
     if (options.databaseUrl) process.env.DATABASE_URL = options.databaseUrl;
-    const rt = await openRuntime({ applicationName: 'jobledger-bench-seed', statementTimeout: 'none' });
-    try {
+    await withLedger('jobledger-bench-seed', async (rt) => {
       const db = rt.database.db;
       if ((await countCorpusRows(db)) === 0) {
         rt.log.info('importing the bundled real feeds to sample their distributions');
@@ -166,9 +162,7 @@ program
       const result = await seedBenchLedger(rt.database, { ...options, onProgress: (done) => bar.update(done) });
       bar.stop();
       process.stdout.write(`${result.rows} rows generated in ${result.seconds} s (load ${result.phases.load} s, indexes ${result.phases.indexes} s) from ${result.templates.served} served, ${result.templates.closed} closed and ${result.templates.withheld} withheld templates\n`);
-    } finally {
-      await rt.database.close();
-    }
+    }, 'none');
   });
 
 program
@@ -202,9 +196,9 @@ program
     if (!ok) process.exitCode = 1;
   });
 
-/** Run `work` against the ledger, closing it afterwards. */
-async function withLedger(applicationName: string, work: (rt: Awaited<ReturnType<typeof openRuntime>>) => Promise<void>): Promise<void> {
-  const rt = await openRuntime({ applicationName });
+/** Run `work` against the ledger (with the statement timeout `statementTimeout`, see openRuntime), closing it afterwards. */
+async function withLedger(applicationName: string, work: (rt: Runtime) => Promise<void>, statementTimeout?: 'api' | 'ingest' | 'none'): Promise<void> {
+  const rt = await openRuntime({ applicationName, statementTimeout });
   try {
     await work(rt);
   } finally {
@@ -366,36 +360,36 @@ targets
   .option('--company <name>', "the employer's display name for the targets added")
   .addHelpText('after', '\nExamples:\n  jobledger targets discover https://www.example.com/careers\n  jobledger targets discover example.com --yes --company "Example Inc."\n')
   .action(async (input: string, options: { yes?: boolean; company?: string }) => {
-    const rt = await openRuntime({ applicationName: 'jobledger-targets' });
-    const fetcher = createFetcher(rt.config.fetch, rt.log);
-    try {
-      let found;
+    await withLedger('jobledger-targets', async (rt) => {
+      const fetcher = createFetcher(rt.config.fetch, rt.log);
       try {
-        found = await discoverBoards(fetcher, input);
-      } catch (err) {
-        process.stderr.write(`error: could not read ${input}: ${(err as Error).message}\n`);
-        process.exitCode = 1;
-        return;
-      }
-      if (found.boards.length === 0) {
-        process.stderr.write(`no ATS board and no JobPosting found on ${found.pageUrl}\n`);
-        process.exitCode = 1;
-        return;
-      }
-      const domain = bareDomain(new URL(found.pageUrl).hostname);
-      for (const b of found.boards) {
-        const supported = isConnectorId(b.provider);
-        if (options.yes && supported) {
-          const id = await upsertTarget(rt.database.db, { providerId: b.provider, board: b.board, companyName: options.company, companyDomain: domain });
-          process.stdout.write(`added ${id}  (from ${b.evidence})\n`);
-        } else {
-          process.stdout.write(`${supported ? 'would add' : 'found (no connector for this provider yet)'} ${b.provider}:${b.board}  (from ${b.evidence})\n`);
+        let found;
+        try {
+          found = await discoverBoards(fetcher, input);
+        } catch (err) {
+          process.stderr.write(`error: could not read ${input}: ${(err as Error).message}\n`);
+          process.exitCode = 1;
+          return;
         }
+        if (found.boards.length === 0) {
+          process.stderr.write(`no ATS board and no JobPosting found on ${found.pageUrl}\n`);
+          process.exitCode = 1;
+          return;
+        }
+        const domain = bareDomain(new URL(found.pageUrl).hostname);
+        for (const b of found.boards) {
+          const supported = isConnectorId(b.provider);
+          if (options.yes && supported) {
+            const id = await upsertTarget(rt.database.db, { providerId: b.provider, board: b.board, companyName: options.company, companyDomain: domain });
+            process.stdout.write(`added ${id}  (from ${b.evidence})\n`);
+          } else {
+            process.stdout.write(`${supported ? 'would add' : 'found (no connector for this provider yet)'} ${b.provider}:${b.board}  (from ${b.evidence})\n`);
+          }
+        }
+      } finally {
+        await fetcher.close();
       }
-    } finally {
-      await fetcher.close();
-      await rt.database.close();
-    }
+    });
   });
 targets
   .command('import')
@@ -411,8 +405,7 @@ targets
       process.exitCode = 1;
       return;
     }
-    const rt = await openRuntime({ applicationName: 'jobledger-targets' });
-    try {
+    await withLedger('jobledger-targets', async (rt) => {
       let report;
       try {
         report = await importTargets(rt.database.db, text);
@@ -425,9 +418,7 @@ targets
       for (const r of report.refused) process.stdout.write(`refused line ${r.line}: ${r.reason}\n`);
       process.stdout.write(`${report.added.length} added, ${report.present.length} already present, ${report.refused.length} refused\n`);
       if (report.refused.length > 0) process.exitCode = 2;
-    } finally {
-      await rt.database.close();
-    }
+    });
   });
 
 const optout = program
@@ -479,12 +470,17 @@ const submissionsCommand = program
   .command('submissions')
   .description('Direct submissions of vacancies by employers (docs/submissions.md): list, reject, and the reminder/lapse sweep.');
 
-/** A submission desk on the runtime's database, mailing like serve does (SMTP or the outbox). */
-async function submissionDesk(rt: Awaited<ReturnType<typeof openRuntime>>) {
-  const { config, log, database } = rt;
-  const mailer = createMailer({ smtpUrl: config.site.smtpUrl, from: config.site.mailFrom, outboxDir: path.join(config.dataDir, 'outbox'), log });
-  const siteUrl = (config.site.url ?? `http://localhost:${config.port}`).replace(/\/+$/, '');
-  return { mailer, desk: new SubmissionDesk({ db: database.db, log, mailer, siteUrl, linkTtlSeconds: config.site.linkTtlSeconds, logLinks: mailer.kind === 'outbox', employerDomains: config.site.employerDomains }) };
+/** Run `work` with a submission desk on the ledger, mailing like serve does (SMTP or the outbox); closes both afterwards. */
+async function withSubmissionDesk(work: (desk: SubmissionDesk) => Promise<void>): Promise<void> {
+  await withLedger('jobledger-submissions', async ({ config, log, database }) => {
+    const mailer = createMailer({ smtpUrl: config.site.smtpUrl, from: config.site.mailFrom, outboxDir: path.join(config.dataDir, 'outbox'), log });
+    const siteUrl = (config.site.url ?? `http://localhost:${config.port}`).replace(/\/+$/, '');
+    try {
+      await work(new SubmissionDesk({ db: database.db, log, mailer, siteUrl, linkTtlSeconds: config.site.linkTtlSeconds, logLinks: mailer.kind === 'outbox', employerDomains: config.site.employerDomains }));
+    } finally {
+      mailer.close();
+    }
+  });
 }
 
 submissionsCommand
@@ -493,17 +489,12 @@ submissionsCommand
   .addOption(new Option('--status <status>', 'only this status').choices(['pending', 'open', 'closed', 'lapsed', 'rejected']))
   .option('--limit <n>', 'at most this many (default 100)', (v) => Number.parseInt(v, 10))
   .action(async (options: { status?: 'pending' | 'open' | 'closed' | 'lapsed' | 'rejected'; limit?: number }) => {
-    const rt = await openRuntime({ applicationName: 'jobledger-submissions' });
-    const { desk, mailer } = await submissionDesk(rt);
-    try {
+    await withSubmissionDesk(async (desk) => {
       for (const s of await desk.list({ status: options.status, limit: Number.isFinite(options.limit) ? options.limit : undefined })) {
         const confirmed = s.confirmed_at ? ` confirmed ${s.confirmed_at.toISOString()}` : '';
         process.stdout.write(`${s.id}  ${s.status.padEnd(8)} ${s.created_at.toISOString()}${confirmed}  ${JSON.stringify(s.title)} at ${JSON.stringify(s.company_name)} (${s.company_domain}) from ${s.email}${s.job_id ? `  job ${s.job_id}` : ''}${s.rejected_reason ? `  rejected: ${s.rejected_reason}` : ''}\n`);
       }
-    } finally {
-      mailer.close();
-      await rt.database.close();
-    }
+    });
   });
 submissionsCommand
   .command('reject')
@@ -511,29 +502,19 @@ submissionsCommand
   .argument('<id>', 'the submission id (see `jobledger submissions list`)')
   .option('--reason <text>', 'why (kept with the submission)', 'rejected by the operator')
   .action(async (id: string, options: { reason: string }) => {
-    const rt = await openRuntime({ applicationName: 'jobledger-submissions' });
-    const { desk, mailer } = await submissionDesk(rt);
-    try {
+    await withSubmissionDesk(async (desk) => {
       if (!(await desk.reject(id, options.reason))) throw new Error(`no submission ${id} to reject (unknown, or rejected already)`);
       process.stdout.write(`submission ${id} rejected\n`);
-    } finally {
-      mailer.close();
-      await rt.database.close();
-    }
+    });
   });
 submissionsCommand
   .command('sweep')
   .description('Send the due re-confirmation reminders, close unconfirmed vacancies as not_seen, discard expired pending ones (serve does this hourly).')
   .action(async () => {
-    const rt = await openRuntime({ applicationName: 'jobledger-submissions' });
-    const { desk, mailer } = await submissionDesk(rt);
-    try {
+    await withSubmissionDesk(async (desk) => {
       const result = await desk.sweep();
       process.stdout.write(`reminded ${result.reminded}, lapsed ${result.lapsed}, discarded ${result.discarded}\n`);
-    } finally {
-      mailer.close();
-      await rt.database.close();
-    }
+    });
   });
 
 program.parseAsync(process.argv).catch((error: unknown) => {

@@ -44,11 +44,17 @@ function inputSchema(objects: TSchema[], required: string[] = []): ToolInputSche
   return { type: 'object', properties, ...(required.length > 0 ? { required } : {}) };
 }
 
-/** `args` without `name`, and `name` as a path segment. @throws Error when it is missing or empty. */
-function takePathParam(args: Record<string, unknown>, name: string): { segment: string; rest: Record<string, unknown> } {
-  const { [name]: value, ...rest } = args;
-  if (typeof value !== 'string' || value.trim() === '') throw new Error(`${name} is required`);
-  return { segment: encodeURIComponent(value.trim()), rest };
+/**
+ * The request of a tool for one item of `collection` (e.g. `/jobs`): path parameter `name` becomes the
+ * path segment after it, trimmed and percent-encoded, and the other arguments the query.
+ * The request throws Error when `name` is missing or empty.
+ */
+function itemRequest(collection: string, name: string): RestTool['request'] {
+  return (args) => {
+    const { [name]: value, ...rest } = args;
+    if (typeof value !== 'string' || value.trim() === '') throw new Error(`${name} is required`);
+    return { path: `${collection}/${encodeURIComponent(value.trim())}`, query: rest };
+  };
 }
 
 const SHARED_FILTERS_NOTE =
@@ -70,10 +76,7 @@ export const TOOLS: readonly RestTool[] = [
     description: `One job by uuid or slug, with its description and per-field provenance (field_sources); include_closed=true also returns a closed row. REST twin: GET /v1/jobs/{id}. Costs one record.`,
     inputSchema: inputSchema([JobIdParams, jobQuery.schema], ['id']),
     rest: 'GET /v1/jobs/{id}',
-    request: (args) => {
-      const { segment, rest } = takePathParam(args, 'id');
-      return { path: `/jobs/${segment}`, query: rest };
-    },
+    request: itemRequest('/jobs', 'id'),
   },
   {
     name: 'list_companies',
@@ -89,10 +92,7 @@ export const TOOLS: readonly RestTool[] = [
     description: 'One employer by slug. A retired slug answers with the current one (HTTP 301 over REST). REST twin: GET /v1/companies/{slug}. Costs one record.',
     inputSchema: inputSchema([SlugParams], ['slug']),
     rest: 'GET /v1/companies/{slug}',
-    request: (args) => {
-      const { segment, rest } = takePathParam(args, 'slug');
-      return { path: `/companies/${segment}`, query: rest };
-    },
+    request: itemRequest('/companies', 'slug'),
   },
   {
     name: 'list_facets',

@@ -16,26 +16,19 @@
  * Without /usr/bin/chromium the file skips with a message, except in CI (CI=true), where it fails:
  * `.ci/run` installs Chromium first.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Billing } from '../../src/billing/billing.ts';
 import { StripeCheckout } from '../../src/billing/stripe-checkout.ts';
-import { buildTestApp, createUnlimitedKey, bearer } from '../helpers/app.ts';
-import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
-import { freePort } from '../helpers/ports.ts';
-import { linkIn, startMailSink, testSiteOptions, type MailSink } from '../helpers/site.ts';
+import { createUnlimitedKey, bearer } from '../helpers/app.ts';
+import { chromiumFor, passHumanCheck, useChromium } from '../helpers/browser.ts';
+import { linkIn, useSite, type MailSink } from '../helpers/site.ts';
 import { StripeLoopback } from '../helpers/stripe.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium && process.env.CI === 'true') {
-  throw new Error(`${CHROMIUM} is missing: CI must run the browser tests (.ci/run installs Debian's chromium with apt-get).`);
-}
-if (!haveChromium) console.warn(`test/browser/website.test.ts skipped: ${CHROMIUM} is not installed (apt-get install chromium).`);
+const haveChromium = chromiumFor('test/browser/website.test.ts');
 
 /** Where screenshots go (SITE_SCREENSHOTS), or undefined: none are taken. */
 const SHOTS = process.env.SITE_SCREENSHOTS;
@@ -50,13 +43,6 @@ async function screenshot(page: Page, name: string): Promise<void> {
     await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
   }
   await page.setViewportSize(VIEWPORTS.desktop);
-}
-
-/** Tick the ALTCHA box as a person would and wait until the widget's proof of work is done. */
-async function passHumanCheck(page: Page): Promise<void> {
-  // The widget draws its own tick over the checkbox; a person clicks the label next to it.
-  await page.locator('altcha-widget').getByText(/not a robot/i).click();
-  await expect.poll(() => page.locator('altcha-widget input[type="hidden"][name="altcha"]').inputValue(), { timeout: 20_000 }).not.toBe('');
 }
 
 /** Sign in as `email` the way a person does: the form, the human check, the e-mailed link, its button. */
@@ -81,45 +67,23 @@ async function signIn(page: Page, base: string, sink: MailSink, email: string, s
 const EMPLOYER = { company: 'ramp', domain: 'ramp.com', email: 'people@ramp.com' };
 
 describe.skipIf(!haveChromium)('the website in a real browser', () => {
-  let t: TestDatabase;
-  let sink: MailSink;
-  let app: FastifyInstance;
-  let browser: Browser;
-  let page: Page;
-  let base: string;
+  const ctx = useSite({ corpus: true });
+  const ui = useChromium();
 
-  beforeAll(async () => {
-    t = await createTestDatabase({ corpus: true });
-    sink = await startMailSink();
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    app = await buildTestApp(t, { contract: false, site: testSiteOptions(sink, { siteUrl: base }) });
-    await app.listen({ port, host: '127.0.0.1' });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-background-networking'] });
-    page = await browser.newPage();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await app?.close();
-    await sink?.close();
-    await t?.drop();
-  });
-
-  const api = (path: string, secret: string) => fetch(`${base}${path}`, { headers: { authorization: `Bearer ${secret}` } });
+  const api = (path: string, secret: string) => fetch(`${ctx.base}${path}`, { headers: { authorization: `Bearer ${secret}` } });
 
   /** The secret shown once on the account page. */
-  const shownSecret = () => page.locator('#secret').inputValue();
+  const shownSecret = () => ui.page.locator('#secret').inputValue();
 
   it('signs up by e-mailed link, creates, rotates and revokes a key', async () => {
     const email = 'browser-user@example.org';
-    await signIn(page, base, sink, email, 'free');
+    await signIn(ui.page, ctx.base, ctx.sink, email, 'free');
 
-    await page.getByLabel('Name (optional)').fill('browser board');
-    await page.getByRole('button', { name: 'Create an explore key' }).click();
+    await ui.page.getByLabel('Name (optional)').fill('browser board');
+    await ui.page.getByRole('button', { name: 'Create an explore key' }).click();
     const first = await shownSecret();
     expect(first).not.toBe('');
-    await screenshot(page, 'free-account-secret');
+    await screenshot(ui.page, 'free-account-secret');
     const me = await api('/v1/me', first);
     expect(me.status).toBe(200);
     const meBody = (await me.json()) as { plan: string; name: string; usage_today: number };
@@ -129,7 +93,7 @@ describe.skipIf(!haveChromium)('the website in a real browser', () => {
     const usageBefore = ((await (await api('/v1/me', first)).json()) as { usage_today: number }).usage_today;
     expect(usageBefore).toBeGreaterThan(0);
 
-    await page.getByRole('button', { name: /^Rotate/ }).click();
+    await ui.page.getByRole('button', { name: /^Rotate/ }).click();
     const second = await shownSecret();
     expect(second).not.toBe(first);
     expect((await api('/v1/me', first)).status).toBe(401);
@@ -139,44 +103,44 @@ describe.skipIf(!haveChromium)('the website in a real browser', () => {
     expect(rotatedBody.plan).toBe('explore');
     expect(rotatedBody.usage_today).toBeGreaterThanOrEqual(usageBefore);
 
-    await page.getByRole('button', { name: /^Revoke/ }).click();
-    await expect.poll(() => page.locator('table .status').first().textContent()).toBe('revoked');
-    await screenshot(page, 'free-account-revoked');
+    await ui.page.getByRole('button', { name: /^Revoke/ }).click();
+    await expect.poll(() => ui.page.locator('table .status').first().textContent()).toBe('revoked');
+    await screenshot(ui.page, 'free-account-revoked');
     expect((await api('/v1/me', second)).status).toBe(401);
   });
 
   it('records an employer opt-out confirmed from an address at the domain: its rows leave /v1/jobs and are withdrawn on /v1/changes', async () => {
     // A key whose plan has the delta feed, made by the key service the way an operator would.
-    const feedKey = await createUnlimitedKey(t);
+    const feedKey = await createUnlimitedKey(ctx.t);
     const since = new Date().toISOString();
     const served = async () => {
-      const res = await fetch(`${base}/v1/jobs?company=${EMPLOYER.company}&limit=200`, { headers: bearer(feedKey) });
+      const res = await fetch(`${ctx.base}/v1/jobs?company=${EMPLOYER.company}&limit=200`, { headers: bearer(feedKey) });
       expect(res.status).toBe(200);
       return ((await res.json()) as { data: { id: string }[] }).data.map((j) => j.id);
     };
     const before = await served();
     expect(before.length).toBeGreaterThan(0);
 
-    await page.goto(`${base}/optout`);
-    await screenshot(page, 'optout');
-    await page.getByLabel("Employer's domain").fill(EMPLOYER.domain);
-    await page.getByLabel('Your e-mail address at that domain').fill(EMPLOYER.email);
-    await passHumanCheck(page);
-    await page.getByRole('button', { name: 'Send the confirmation link' }).click();
-    await expect.poll(() => page.locator('h1').textContent()).toMatch(/check your e-mail/i);
+    await ui.page.goto(`${ctx.base}/optout`);
+    await screenshot(ui.page, 'optout');
+    await ui.page.getByLabel("Employer's domain").fill(EMPLOYER.domain);
+    await ui.page.getByLabel('Your e-mail address at that domain').fill(EMPLOYER.email);
+    await passHumanCheck(ui.page);
+    await ui.page.getByRole('button', { name: 'Send the confirmation link' }).click();
+    await expect.poll(() => ui.page.locator('h1').textContent()).toMatch(/check your e-mail/i);
 
-    const mail = await sink.waitFor(EMPLOYER.email, /opt-out/i);
-    await page.goto(linkIn(mail, '/optout/verify'));
-    await page.getByRole('button', { name: 'Confirm the opt-out' }).click();
-    await expect.poll(() => page.locator('h1').textContent()).toBe('Opt-out recorded');
-    await expect.poll(() => page.locator('main').textContent()).toContain(`${before.length} published postings were withdrawn`);
-    await screenshot(page, 'optout-recorded');
+    const mail = await ctx.sink.waitFor(EMPLOYER.email, /opt-out/i);
+    await ui.page.goto(linkIn(mail, '/optout/verify'));
+    await ui.page.getByRole('button', { name: 'Confirm the opt-out' }).click();
+    await expect.poll(() => ui.page.locator('h1').textContent()).toBe('Opt-out recorded');
+    await expect.poll(() => ui.page.locator('main').textContent()).toContain(`${before.length} published postings were withdrawn`);
+    await screenshot(ui.page, 'optout-recorded');
 
     expect(await served()).toEqual([]);
     const changes = new Map<string, string>();
     let cursor = since;
     for (;;) {
-      const res = await fetch(`${base}/v1/changes?since=${encodeURIComponent(cursor)}&limit=200`, { headers: bearer(feedKey) });
+      const res = await fetch(`${ctx.base}/v1/changes?since=${encodeURIComponent(cursor)}&limit=200`, { headers: bearer(feedKey) });
       expect(res.status).toBe(200);
       const body = (await res.json()) as { count: number; data: { change: string; id: string }[]; next_since: string };
       if (body.count === 0) break;
@@ -188,47 +152,29 @@ describe.skipIf(!haveChromium)('the website in a real browser', () => {
 });
 
 describe.skipIf(!haveChromium)('buying a plan in a real browser (a payment provider configured)', () => {
-  let t: TestDatabase;
-  let sink: MailSink;
   let stripe: StripeLoopback;
-  let app: FastifyInstance;
-  let browser: Browser;
-  let page: Page;
-  let base: string;
 
+  // Registered before useSite's hook, so the loopback runs before the app is built (hooks run in order).
   beforeAll(async () => {
-    t = await createTestDatabase();
-    sink = await startMailSink();
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
     // Stripe's hosted page delivers its signed event to the app's webhook, as Stripe does, before it
     // sends the buyer back to the success page.
     stripe = await StripeLoopback.start({
       deliver: async (event) => {
-        const res = await fetch(`${base}/public/checkout/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': event.signature }, body: event.payload });
+        const res = await fetch(`${ctx.base}/public/checkout/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': event.signature }, body: event.payload });
         if (res.status !== 200) throw new Error(`webhook answered ${res.status}: ${await res.text()}`);
       },
     });
-    app = await buildTestApp(t, {
-      contract: false,
-      site: testSiteOptions(sink, { siteUrl: base }),
-      billing: (db) => new Billing({ db: db.db, log: pino({ level: 'silent' }), provider: new StripeCheckout(stripe.settings()) }),
-    });
-    await app.listen({ port, host: '127.0.0.1' });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-background-networking'] });
-    page = await browser.newPage({ viewport: VIEWPORTS.desktop });
   });
-
   afterAll(async () => {
-    await browser?.close();
-    await app?.close();
     await stripe?.close();
-    await sink?.close();
-    await t?.drop();
   });
+  const ctx = useSite({
+    app: { billing: (db) => new Billing({ db: db.db, log: pino({ level: 'silent' }), provider: new StripeCheckout(stripe.settings()) }) },
+  });
+  const ui = useChromium(VIEWPORTS.desktop);
 
-  const api = (path: string, secret: string) => fetch(`${base}${path}`, { headers: { authorization: `Bearer ${secret}` } });
-  const planCell = () => page.locator('table tbody tr').first().locator('td').nth(1);
+  const api = (path: string, secret: string) => fetch(`${ctx.base}${path}`, { headers: { authorization: `Bearer ${secret}` } });
+  const planCell = () => ui.page.locator('table tbody tr').first().locator('td').nth(1);
 
   it('the pages a visitor sees before signing in', async () => {
     for (const [name, url, heading] of [
@@ -238,49 +184,49 @@ describe.skipIf(!haveChromium)('buying a plan in a real browser (a payment provi
       ['contact', '/contact', /^Contact$/],
       ['signin', '/signin', /^Sign in$/],
     ] as const) {
-      await page.goto(`${base}${url}`);
-      await expect.poll(() => page.locator('h1').textContent()).toMatch(heading);
-      await screenshot(page, name);
+      await ui.page.goto(`${ctx.base}${url}`);
+      await expect.poll(() => ui.page.locator('h1').textContent()).toMatch(heading);
+      await screenshot(ui.page, name);
     }
-    await page.goto(`${base}/plans`);
-    await expect.poll(() => page.locator('main').textContent()).toContain('buy a paid plan for your key');
+    await ui.page.goto(`${ctx.base}/plans`);
+    await expect.poll(() => ui.page.locator('main').textContent()).toContain('buy a paid plan for your key');
     // A dead link: a readable page that says what happened and what to do.
-    await page.goto(`${base}/signin/verify?token=not-a-real-token`);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => page.getByRole('alert').textContent()).toContain('already used or expired');
-    await screenshot(page, 'error-link');
+    await ui.page.goto(`${ctx.base}/signin/verify?token=not-a-real-token`);
+    await ui.page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => ui.page.getByRole('alert').textContent()).toContain('already used or expired');
+    await screenshot(ui.page, 'error-link');
   });
 
   it('buys growth for a new key: upgrade form, Stripe\'s payment page, signed webhook; the page, /v1/me, the budget headers and /v1/changes show growth', async () => {
     const email = 'buyer@example.org';
-    await signIn(page, base, sink, email, 'buyer');
-    await screenshot(page, 'account-new');
-    await page.getByRole('button', { name: 'Create an explore key' }).click();
-    const secret = await page.locator('#secret').inputValue();
+    await signIn(ui.page, ctx.base, ctx.sink, email, 'buyer');
+    await screenshot(ui.page, 'account-new');
+    await ui.page.getByRole('button', { name: 'Create an explore key' }).click();
+    const secret = await ui.page.locator('#secret').inputValue();
     expect(secret).not.toBe('');
     expect(((await (await api('/v1/me', secret)).json()) as { plan: string }).plan).toBe('explore');
     expect((await api('/v1/changes?since=2026-01-01T00:00:00Z', secret)).status).toBe(403);
 
-    await page.goto(`${base}/account`);
+    await ui.page.goto(`${ctx.base}/account`);
     await expect.poll(() => planCell().textContent()).toBe('explore');
-    const form = page.locator('form[action="/public/checkout"]');
+    const form = ui.page.locator('form[action="/public/checkout"]');
     await expect.poll(() => form.count()).toBe(1);
     // The key to upgrade and the plan, chosen by label, as a keyboard or screen-reader user does.
-    await screenshot(page, 'account-key-created');
-    expect(await page.getByLabel('Key', { exact: true }).locator('option').count()).toBe(1);
-    await page.getByRole('radio', { name: /Growth/ }).check();
-    await screenshot(page, 'account-upgrade');
-    await page.goto(`${base}/plans`);
-    await expect.poll(() => page.locator('main').textContent()).toContain('your account page');
-    await screenshot(page, 'plans-signed-in');
+    await screenshot(ui.page, 'account-key-created');
+    expect(await ui.page.getByLabel('Key', { exact: true }).locator('option').count()).toBe(1);
+    await ui.page.getByRole('radio', { name: /Growth/ }).check();
+    await screenshot(ui.page, 'account-upgrade');
+    await ui.page.goto(`${ctx.base}/plans`);
+    await expect.poll(() => ui.page.locator('main').textContent()).toContain('your account page');
+    await screenshot(ui.page, 'plans-signed-in');
 
     // Without JavaScript and by keyboard alone, the upgrade form still reaches the payment page: Tab
     // from the key to the plan group, an arrow key to the next plan, Tab to the button, Enter.
-    const noScript = await browser.newContext({ javaScriptEnabled: false, viewport: VIEWPORTS.desktop });
+    const noScript = await ui.browser.newContext({ javaScriptEnabled: false, viewport: VIEWPORTS.desktop });
     try {
-      await noScript.addCookies(await page.context().cookies());
+      await noScript.addCookies(await ui.page.context().cookies());
       const plain = await noScript.newPage();
-      await plain.goto(`${base}/account`);
+      await plain.goto(`${ctx.base}/account`);
       await plain.getByLabel('Key', { exact: true }).focus();
       await plain.keyboard.press('Tab');
       await plain.keyboard.press('ArrowDown');
@@ -293,21 +239,21 @@ describe.skipIf(!haveChromium)('buying a plan in a real browser (a payment provi
       await noScript.close();
     }
 
-    await page.goto(`${base}/account`);
-    await page.getByRole('radio', { name: /Growth/ }).check();
-    await page.getByRole('button', { name: 'Continue to payment' }).click();
-    await page.waitForURL(new RegExp(`^${stripe.url}/c/pay/`));
-    await expect.poll(() => page.locator('h1').textContent()).toBe('Subscribe: €80.00 per month');
-    await screenshot(page, 'stripe-payment-page');
-    await page.getByRole('button', { name: /^Pay/ }).click();
-    await page.waitForURL(`${base}/account?checkout=success`);
+    await ui.page.goto(`${ctx.base}/account`);
+    await ui.page.getByRole('radio', { name: /Growth/ }).check();
+    await ui.page.getByRole('button', { name: 'Continue to payment' }).click();
+    await ui.page.waitForURL(new RegExp(`^${stripe.url}/c/pay/`));
+    await expect.poll(() => ui.page.locator('h1').textContent()).toBe('Subscribe: €80.00 per month');
+    await screenshot(ui.page, 'stripe-payment-page');
+    await ui.page.getByRole('button', { name: /^Pay/ }).click();
+    await ui.page.waitForURL(`${ctx.base}/account?checkout=success`);
     await expect.poll(() => planCell().textContent()).toMatch(/^growth renews \d{4}-\d{2}-\d{2}$/);
-    await expect.poll(() => page.locator('.notice').textContent()).toMatch(/payment/i);
+    await expect.poll(() => ui.page.locator('.notice').textContent()).toMatch(/payment/i);
     // The key's subscription renews: no second purchase is offered for it.
-    expect(await page.locator('form[action="/public/checkout"]').count()).toBe(0);
-    await screenshot(page, 'account-paid');
+    expect(await ui.page.locator('form[action="/public/checkout"]').count()).toBe(0);
+    await screenshot(ui.page, 'account-paid');
 
-    const growth = await t.db.selectFrom('plans').select(['records_per_month', 'requests_per_minute']).where('id', '=', 'growth').executeTakeFirstOrThrow();
+    const growth = await ctx.t.db.selectFrom('plans').select(['records_per_month', 'requests_per_minute']).where('id', '=', 'growth').executeTakeFirstOrThrow();
     const me = await api('/v1/me', secret);
     expect(me.status).toBe(200);
     const meBody = (await me.json()) as { plan: string; renews_or_expires: string | null };

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import pino, { type Logger } from 'pino';
-import { afterAll, beforeAll } from 'vitest';
+import { expect } from 'vitest';
 import { connectRedis, waitForRedis, type CounterStore } from '../../src/access/counters.ts';
 import type { Clock } from '../../src/access/periods.ts';
 import type { Billing } from '../../src/billing/billing.ts';
@@ -23,6 +23,7 @@ import type { KeyChangeSignal } from '../../src/store/key-changes.ts';
 import { cursorSecret } from '../../src/store/settings.ts';
 import { validatingInject } from './contract.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
+import { useParts } from './hooks.ts';
 
 /** Docs base used in tests, so error bodies can be asserted exactly. */
 export const TEST_DOCS_URL = 'https://docs.example.test/errors';
@@ -134,6 +135,27 @@ export function bearer(key: CreatedKey): { authorization: string } {
   return { authorization: `Bearer ${key.secret}` };
 }
 
+/**
+ * Every row of a keyset-paged listing (`/v1/jobs`, `/v1/jobs/closed`, `/v1/companies`): `url`, which sets
+ * its own `limit`, then each page's `next_cursor` as `&cursor=`, until a page gives none. Each page must
+ * answer 200 and say `has_more` exactly when it gives a `next_cursor` (spec: Recipes, "Deep paging").
+ * @param get the request of one page, e.g. `app.inject` GET with the test's key.
+ */
+export async function allPages<T>(get: (url: string) => Promise<{ statusCode: number; body: string; json(): unknown }>, url: string): Promise<T[]> {
+  const rows: T[] = [];
+  let cursor: string | null = null;
+  do {
+    const pageUrl: string = cursor ? `${url}&cursor=${encodeURIComponent(cursor)}` : url;
+    const res = await get(pageUrl);
+    expect(res.statusCode, `${pageUrl}: ${res.body.slice(0, 200)}`).toBe(200);
+    const page = res.json() as { data: T[]; has_more: boolean; next_cursor: string | null };
+    rows.push(...page.data);
+    expect(page.has_more, pageUrl).toBe(page.next_cursor !== null);
+    cursor = page.next_cursor;
+  } while (cursor);
+  return rows;
+}
+
 /** What {@link useTestApp} sets up. Its fields are there from the first hook or test of the block on. */
 export interface TestApp {
   readonly t: TestDatabase;
@@ -156,35 +178,21 @@ export interface UseTestAppOptions {
  * block's own `beforeAll` hooks, which run after this one) and dropped after them.
  */
 export function useTestApp(options: UseTestAppOptions = {}): TestApp {
-  let t: TestDatabase | undefined;
-  let app: FastifyInstance | undefined;
-  let key: CreatedKey | undefined;
-  beforeAll(async () => {
-    t = await createTestDatabase({ ...options.database, corpus: options.corpus });
-    app = await buildTestApp(t, options.app);
-    const plan = options.key ?? 'scale';
-    if (plan === 'unlimited') key = await createUnlimitedKey(t);
-    else if (plan !== false) key = await createKey(t, plan);
-  });
-  afterAll(async () => {
-    await app?.close();
-    await t?.drop();
-  });
-  const ready = <T>(value: T | undefined, name: string): T => {
-    if (value === undefined) throw new Error(`useTestApp: ${name} is made in beforeAll; read it inside a hook or test`);
-    return value;
-  };
-  return {
-    get t() {
-      return ready(t, 't');
+  return useParts<TestApp>(
+    'useTestApp',
+    ['t', 'app', 'key'],
+    async (made) => {
+      made.t = await createTestDatabase({ ...options.database, corpus: options.corpus });
+      made.app = await buildTestApp(made.t, options.app);
+      const plan = options.key ?? 'scale';
+      if (plan === 'unlimited') made.key = await createUnlimitedKey(made.t);
+      else if (plan !== false) made.key = await createKey(made.t, plan);
     },
-    get app() {
-      return ready(app, 'app');
+    async ({ t, app }) => {
+      await app?.close();
+      await t?.drop();
     },
-    get key() {
-      return ready(key, 'key');
-    },
-  };
+  );
 }
 
 /** {@link useTestApp} over a clone of the imported real corpus. */

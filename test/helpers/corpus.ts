@@ -14,6 +14,9 @@ import { crawlTargets, type CrawlReport, type PipelineDeps } from '../../src/ing
 import { createPostingProbe } from '../../src/ingest/posting-probe.ts';
 import { startReplayServer, type ReplayServer } from '../../src/ingest/replay-server.ts';
 import type { CrawlTargetRow, DB } from '../../src/store/schema.ts';
+import { buildTestApp, createKey, type TestApp } from './app.ts';
+import { createTestDatabase } from './database.ts';
+import { useParts } from './hooks.ts';
 
 /**
  * Fetch settings for tests: loopback allowed, quick retries. The time limit is generous because a
@@ -76,4 +79,33 @@ export async function replayPipeline(
       await replay.close();
     },
   };
+}
+
+/** What {@link useReplayApp} sets up: a {@link TestApp} and the replay pipeline writing into its database. */
+export interface ReplayApp extends TestApp {
+  readonly pipeline: ReplayPipeline;
+}
+
+/**
+ * A test database with the demo targets seeded, the replay pipeline writing into it
+ * ({@link replayPipeline} with `fetch` and `lifecycle`), the app over it and a key on `plan` (default
+ * `scale`), made before the describe block's tests (and before the block's own `beforeAll` hooks, which
+ * run after this one) and released after them. Nothing is crawled yet.
+ */
+export function useReplayApp(options: { plan?: string; fetch?: Parameters<typeof replayPipeline>[1]; lifecycle?: Parameters<typeof replayPipeline>[2] } = {}): ReplayApp {
+  return useParts<ReplayApp>(
+    'useReplayApp',
+    ['t', 'app', 'key', 'pipeline'],
+    async (made) => {
+      made.t = await createTestDatabase();
+      made.pipeline = await replayPipeline(made.t.db, options.fetch, options.lifecycle);
+      made.app = await buildTestApp(made.t);
+      made.key = await createKey(made.t, options.plan ?? 'scale');
+    },
+    async ({ app, pipeline, t }) => {
+      await app?.close();
+      await pipeline?.close();
+      await t?.drop();
+    },
+  );
 }

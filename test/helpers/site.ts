@@ -1,17 +1,24 @@
 /**
  * The website under test: a loopback SMTP server (`smtp-server`) that keeps what it receives, the
- * site's settings pointing at it, a tiny cookie jar over fetch, and ALTCHA solved the way the widget
- * does (altcha-lib's solver on the served challenge).
+ * site's settings pointing at it, the app serving the site on a loopback port ({@link useSite}), a
+ * tiny cookie jar over fetch, and ALTCHA solved the way the widget does (altcha-lib's solver on the
+ * served challenge).
  */
 import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
 import { simpleParser } from 'mailparser';
 import pino from 'pino';
 import { SMTPServer } from 'smtp-server';
 import { solveChallenge } from 'altcha-lib';
 import { deriveKey } from 'altcha-lib/algorithms/pbkdf2';
 import type { Challenge } from 'altcha-lib/types';
+import { SubmissionDesk } from '../../src/ingest/submissions.ts';
 import { createMailer } from '../../src/mail/mailer.ts';
 import type { SiteOptions } from '../../src/site/site.ts';
+import { buildTestApp, type TestAppOptions } from './app.ts';
+import { createTestDatabase, type TestDatabase } from './database.ts';
+import { useParts } from './hooks.ts';
+import { freePort } from './ports.ts';
 
 /** One delivered message. */
 export interface DeliveredMail {
@@ -87,6 +94,68 @@ export function testSiteOptions(sink: MailSink, overrides: Partial<SiteOptions> 
     formLimits: { perClient: 10_000, perEmail: 5 },
     ...overrides,
   };
+}
+
+/** How {@link listenSite} and {@link useSite} set the site up. */
+export interface SiteSetup {
+  /** Settings over {@link testSiteOptions}'s; `siteUrl` is the address the app listens on unless given (a site behind a TLS proxy). */
+  site?: Partial<SiteOptions>;
+  /** Take direct submissions (issue 17): a {@link SubmissionDesk} on the same database, mailer and links. */
+  submissions?: boolean;
+  /** The app's other options (a billing service, ...); the OpenAPI check of `app.inject` is off, calls go over real HTTP. */
+  app?: Omit<TestAppOptions, 'site' | 'contract'>;
+}
+
+/** The app serving its website on loopback, as {@link listenSite} started it. */
+export interface ListeningSite {
+  app: FastifyInstance;
+  /** `http://127.0.0.1:<port>`: where the app listens, and by default the site's own URL (the links it mails point there). */
+  base: string;
+  /** The site's settings the app runs with. */
+  site: SiteOptions;
+  /** The submission desk, with `submissions: true`. */
+  desk?: SubmissionDesk;
+}
+
+/** Build the app over `t` with its website mailing to `sink`, and listen on a free loopback port. */
+export async function listenSite(t: TestDatabase, sink: MailSink, setup: SiteSetup = {}): Promise<ListeningSite> {
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const site = testSiteOptions(sink, { siteUrl: base, ...setup.site });
+  const desk = setup.submissions
+    ? new SubmissionDesk({ db: t.db, log: pino({ level: 'silent' }), mailer: site.mailer, siteUrl: base, linkTtlSeconds: site.linkTtlSeconds })
+    : undefined;
+  const app = await buildTestApp(t, { ...setup.app, contract: false, site: desk ? { ...site, submissions: desk } : site });
+  await app.listen({ port, host: '127.0.0.1' });
+  return { app, base, site, desk };
+}
+
+/** What {@link useSite} sets up. Its fields are there from the first hook or test of the block on. */
+export interface TestSite extends Readonly<Required<ListeningSite>> {
+  readonly t: TestDatabase;
+  readonly sink: MailSink;
+}
+
+/**
+ * A test database (with `corpus`, a clone of the imported real corpus), a mail sink and the app serving
+ * its website on loopback ({@link listenSite}), made before the describe block's tests (and before the
+ * block's own `beforeAll` hooks, which run after this one) and closed after them.
+ */
+export function useSite(setup: SiteSetup & { corpus?: boolean } = {}): TestSite {
+  return useParts<TestSite>(
+    'useSite',
+    ['t', 'sink', 'app', 'base', 'site', 'desk'],
+    async (made) => {
+      made.t = await createTestDatabase({ corpus: setup.corpus });
+      made.sink = await startMailSink();
+      Object.assign(made, await listenSite(made.t, made.sink, setup));
+    },
+    async ({ app, sink, t }) => {
+      await app?.close();
+      await sink?.close();
+      await t?.drop();
+    },
+  );
 }
 
 /** A browser-like HTTP client: keeps cookies, reads CSRF tokens, solves ALTCHA. */

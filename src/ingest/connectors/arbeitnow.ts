@@ -18,8 +18,7 @@
  * | `tags[0]` | `hints.department` |
  */
 import type { SourcePosting } from '../../domain/posting.ts';
-import { defineConnector, type Connector } from '../connector.ts';
-import { compact, finite, identifiedItem, isoFromEpochMs, jsonBoardConnector, text, textList } from './common.ts';
+import { compact, finite, identifiedItem, isoFromEpochMs, jobBoardFeed, text, textList } from './common.ts';
 
 /** `&lt;p&gt;` → `<p>`: the feed's description is sometimes HTML escaped once more. */
 function unescapeOnce(html: string): string {
@@ -53,25 +52,13 @@ export function mapArbeitnowJob(item: unknown): SourcePosting | null {
   });
 }
 
-/**
- * Create the Arbeitnow connector.
- * @param baseUrl API origin, e.g. `https://www.arbeitnow.com` (config `JOBLEDGER_ARBEITNOW_BASE_URL`).
- */
-export function createArbeitnowConnector(baseUrl: string): Connector {
-  return jsonBoardConnector({ id: 'arbeitnow', url: (base) => `${base}/api/job-board-api`, listKey: 'data', map: mapArbeitnowJob }, baseUrl);
-}
-
 /** The Arbeitnow connector's descriptor (connectors/registry.ts). */
-export const descriptor = defineConnector({
+export const descriptor = jobBoardFeed({
   id: 'arbeitnow',
-  provider: { label: 'Arbeitnow', providerClass: 'aggregator', sourceType: 'aggregator', redistributable: false, discoveryOnly: true },
-  baseUrl: { default: 'https://www.arbeitnow.com', description: 'Arbeitnow job-board API base URL (discovery only: its rows are never served).' },
-  applyHosts: {},
-  replay: {
-    pattern: /^\/api\/job-board-api\/?$/,
-    file: 'job-board-api',
-    notFound: { message: 'Not Found' },
-  },
-  fixtures: { notice: 'README.md' },
-  create: createArbeitnowConnector,
+  label: 'Arbeitnow',
+  origin: 'https://www.arbeitnow.com',
+  path: '/api/job-board-api',
+  listKey: 'data',
+  map: mapArbeitnowJob,
+  replay: { file: 'job-board-api', notFound: { message: 'Not Found' } },
 });

@@ -1,13 +1,16 @@
 /**
  * What every connector does the same way: the conditional board fetch, the mapping of fetch failures
  * to {@link CrawlError}, JSON parsing that refuses anything that is not JSON, the whole crawl of a
- * board that is one document ({@link documentBoardConnector}; JSON: {@link jsonBoardConnector}), and small readers that
+ * board that is one document ({@link documentBoardConnector}; JSON: {@link jsonBoardConnector}; a job
+ * board's feed, descriptor and all: {@link jobBoardFeed}), reading each posting's details
+ * ({@link readDetails}), an advert's titled sections ({@link titledSection}), and small readers that
  * turn a payload's loosely typed values into `SourcePosting` fields without guessing (absent, null,
  * blank or wrongly typed values become `undefined`).
  */
+import pLimit from 'p-limit';
 import type { SourcePosting, SourceSalary } from '../../domain/posting.ts';
 import type { SalaryPeriod } from '../../domain/vocabulary.ts';
-import { CrawlError } from '../connector.ts';
+import { CrawlError, defineConnector } from '../connector.ts';
 import type { Connector, CrawlOutcome, CrawlTarget } from '../connector.ts';
 import { FetchError } from '../fetcher.ts';
 import type { Fetcher } from '../fetcher.ts';
@@ -265,6 +268,37 @@ export function mapPostings(
   return { postings: dedupeById(postings, prefer), skipped };
 }
 
+/** Plain text (a section title) as HTML text: `&`, `<` and `>` escaped. */
+export function escapeText(plain: string): string {
+  return plain.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/**
+ * One section of an advert as the ATS's hosted page shows it: its plain-text title, trimmed, as an
+ * `<h3>` heading (none without a title), then its HTML.
+ */
+export function titledSection(title: string | undefined, html: string): string {
+  return `${title !== undefined ? `<h3>${escapeText(title.trim())}</h3>` : ''}${html}`;
+}
+
+/** How many posting details one crawl requests at once, where a source needs one request per posting. */
+export const DETAILS_AT_ONCE = 4;
+
+/**
+ * Read each listed item's details (SmartRecruiters, Workday: one request per posting), at most
+ * {@link DETAILS_AT_ONCE} at a time. `read` returns the item with its details, or calls `gone` with the
+ * posting's source id when the details say it left the board (404, 410, or the source's own flag) and
+ * returns undefined.
+ * @returns what `read` returned, in the list's order, and the ids of the postings gone (undefined when none).
+ * @throws what `read` throws (a CrawlError fails the crawl).
+ */
+export async function readDetails<T, R>(items: readonly T[], read: (item: T, gone: (sourcePostingId: string) => void) => Promise<R | undefined>): Promise<{ read: R[]; gone?: string[] }> {
+  const limit = pLimit(DETAILS_AT_ONCE);
+  const gone: string[] = [];
+  const results = await Promise.all(items.map((item) => limit(() => read(item, (id) => gone.push(id)))));
+  return { read: results.filter((r) => r !== undefined), gone: gone.length > 0 ? gone : undefined };
+}
+
 /** The `fetched` outcome with the answer's validators. */
 export function fetched(result: { postings: SourcePosting[]; skipped: number }, answer: { etag?: string; lastModified?: string }): CrawlOutcome {
   return compact({ kind: 'fetched' as const, postings: result.postings, skipped: result.skipped, etag: answer.etag, lastModified: answer.lastModified });
@@ -343,6 +377,49 @@ export function jsonBoardConnector(board: JsonBoard, baseUrl: string): Connector
     id: board.id,
     boardUrl: (target) => board.url(base, target),
     read: (body, target) => mapPostings(boardList(body, target, board.listKey, board.items), (item) => board.map(item, target), board.prefer),
+  });
+}
+
+/**
+ * A job board's public feed (Remotive, Himalayas, Arbeitnow): one JSON document at `path` under the
+ * board's API origin, its postings under `listKey`.
+ */
+export interface JobBoardFeed<Id extends string> {
+  id: Id;
+  /** The provider's display name. */
+  label: string;
+  /** The API origin in production, e.g. `https://remotive.com` (setting `JOBLEDGER_<ID>_BASE_URL`). */
+  origin: string;
+  /** The feed's path, e.g. `/api/remote-jobs`; the replay server answers it (a trailing slash too). */
+  path: string;
+  /** The key of the posting list in the document. */
+  listKey: string;
+  /** Map one item: null when it lacks an id or a title. */
+  map(item: unknown): SourcePosting | null;
+  /** The bundled fixture's file stem (`fixtures/<id>/<file>.json`) and the 404 body of the board's API. */
+  replay: { file: string; notFound: unknown };
+}
+
+/** `text` as a regular-expression source that matches it literally. */
+function literalPattern(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+}
+
+/**
+ * The descriptor of a {@link JobBoardFeed}. A job board is an aggregator (spec: What the service does,
+ * items 2 and 11): its provider is discovery-only and not redistributable, so the quality gate withholds
+ * every row (rule `source.not_redistributable`) and the ledger keeps them unserved; no apply host is an
+ * employer's own. The connector is {@link jsonBoardConnector} of the feed's URL.
+ */
+export function jobBoardFeed<const Id extends string>(feed: JobBoardFeed<Id>) {
+  return defineConnector({
+    id: feed.id,
+    provider: { label: feed.label, providerClass: 'aggregator', sourceType: 'aggregator', redistributable: false, discoveryOnly: true },
+    baseUrl: { default: feed.origin, description: `${feed.label} job-board API base URL (discovery only: its rows are never served).` },
+    applyHosts: {},
+    replay: { pattern: new RegExp(`^${literalPattern(feed.path)}\\/?$`), file: feed.replay.file, notFound: feed.replay.notFound },
+    fixtures: { notice: 'README.md' },
+    create: (baseUrl: string | undefined) => jsonBoardConnector({ id: feed.id, url: (base) => `${base}${feed.path}`, listKey: feed.listKey, map: feed.map }, baseUrl!),
   });
 }
 

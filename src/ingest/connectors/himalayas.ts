@@ -20,8 +20,7 @@
  */
 import type { SourceLocation, SourcePosting, SourceSalary } from '../../domain/posting.ts';
 import { SALARY_PERIODS, type SalaryPeriod } from '../../domain/vocabulary.ts';
-import { defineConnector, type Connector } from '../connector.ts';
-import { compact, finite, identifiedItem, isoFromEpochMs, jsonBoardConnector, salaryOf, text, textList } from './common.ts';
+import { compact, finite, identifiedItem, isoFromEpochMs, jobBoardFeed, salaryOf, text, textList } from './common.ts';
 
 function epochSeconds(value: unknown): string | undefined {
   const s = finite(value);
@@ -60,25 +59,13 @@ export function mapHimalayasJob(item: unknown): SourcePosting | null {
   });
 }
 
-/**
- * Create the Himalayas connector.
- * @param baseUrl API origin, e.g. `https://himalayas.app` (config `JOBLEDGER_HIMALAYAS_BASE_URL`).
- */
-export function createHimalayasConnector(baseUrl: string): Connector {
-  return jsonBoardConnector({ id: 'himalayas', url: (base) => `${base}/jobs/api`, listKey: 'jobs', map: mapHimalayasJob }, baseUrl);
-}
-
 /** The Himalayas connector's descriptor (connectors/registry.ts). */
-export const descriptor = defineConnector({
+export const descriptor = jobBoardFeed({
   id: 'himalayas',
-  provider: { label: 'Himalayas', providerClass: 'aggregator', sourceType: 'aggregator', redistributable: false, discoveryOnly: true },
-  baseUrl: { default: 'https://himalayas.app', description: 'Himalayas job-board API base URL (discovery only: its rows are never served).' },
-  applyHosts: {},
-  replay: {
-    pattern: /^\/jobs\/api\/?$/,
-    file: 'jobs',
-    notFound: { error: 'not found' },
-  },
-  fixtures: { notice: 'README.md' },
-  create: createHimalayasConnector,
+  label: 'Himalayas',
+  origin: 'https://himalayas.app',
+  path: '/jobs/api',
+  listKey: 'jobs',
+  map: mapHimalayasJob,
+  replay: { file: 'jobs', notFound: { error: 'not found' } },
 });

@@ -33,7 +33,7 @@
 import type { Remote, SalaryPeriod } from '../../domain/vocabulary.ts';
 import type { SourceLocation, SourcePosting, SourceSalary } from '../../domain/posting.ts';
 import { defineConnector, type Connector, type CrawlTarget } from '../connector.ts';
-import { companyOf, compact, identifiedItem, isoFromEpochMs, isRecord, jsonBoardConnector, salaryOf, text } from './common.ts';
+import { companyOf, compact, escapeText, identifiedItem, isoFromEpochMs, isRecord, jsonBoardConnector, salaryOf, text } from './common.ts';
 
 /** Lever `salaryRange.interval` → stored salary period. */
 export const LEVER_INTERVALS: Readonly<Record<string, SalaryPeriod>> = {
@@ -45,10 +45,6 @@ export const LEVER_INTERVALS: Readonly<Record<string, SalaryPeriod>> = {
 };
 
 const WORKPLACE: Readonly<Record<string, Remote>> = { remote: 'remote', hybrid: 'hybrid', onsite: 'on_site' };
-
-function escapeText(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
 
 /** The structured salary of a Lever `salaryRange`, or undefined when it states none. */
 export function leverSalary(range: unknown): SourceSalary | undefined {

@@ -30,7 +30,7 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import type { SalaryPeriod } from '../../domain/vocabulary.ts';
 import type { SourceLocation, SourcePosting, SourceSalary } from '../../domain/posting.ts';
 import { CrawlError, defineConnector, type Connector, type CrawlTarget } from '../connector.ts';
-import { compact, companyOf, decimalSalary, documentBoardConnector, fillHostTemplate, identifiedItem, idString, isoInstant, isRecord, mapPostings, text } from './common.ts';
+import { compact, companyOf, decimalSalary, documentBoardConnector, fillHostTemplate, identifiedItem, idString, isoInstant, isRecord, mapPostings, text, titledSection } from './common.ts';
 
 /** Personio `salaryInformation.type` → stored salary period. */
 export const PERSONIO_PERIODS: Readonly<Record<string, SalaryPeriod>> = { yearly: 'annual', monthly: 'monthly', weekly: 'weekly', daily: 'daily', hourly: 'hourly' };
@@ -69,10 +69,6 @@ export function personioSalary(info: unknown): SourceSalary | undefined {
   return decimalSalary(info, { currency: 'currencyCode', period: 'type' }, PERSONIO_PERIODS);
 }
 
-function escapeText(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
 /** Map one Personio `<position>`; null when it has no id or name. */
 export function mapPersonioPosition(item: unknown, target: CrawlTarget, origin: string): SourcePosting | null {
   const identified = identifiedItem(item, (r) => idString(r['id']), (r) => text(r['name']));
@@ -90,7 +86,7 @@ export function mapPersonioPosition(item: unknown, target: CrawlTarget, origin: 
       const name = text(d['name']);
       const value = text(d['value']);
       if (value === undefined) continue;
-      sections.push(`${name !== undefined ? `<h3>${escapeText(name.trim())}</h3>` : ''}${value.trim()}`);
+      sections.push(titledSection(name, value.trim()));
     }
   }
   const employment = [text(position['employmentType']), text(position['schedule'])].filter((p) => p !== undefined).join(', ');

@@ -22,8 +22,7 @@
  * The free-text `salary` is not structured data and is not read; the description may state pay.
  */
 import type { SourcePosting } from '../../domain/posting.ts';
-import { defineConnector, type Connector } from '../connector.ts';
-import { compact, identifiedItem, idString, isoInstant, jsonBoardConnector, text } from './common.ts';
+import { compact, identifiedItem, idString, isoInstant, jobBoardFeed, text } from './common.ts';
 
 /** Map one Remotive job; null when it has no id or title. */
 export function mapRemotiveJob(item: unknown): SourcePosting | null {
@@ -48,25 +47,13 @@ export function mapRemotiveJob(item: unknown): SourcePosting | null {
   });
 }
 
-/**
- * Create the Remotive connector.
- * @param baseUrl API origin, e.g. `https://remotive.com` (config `JOBLEDGER_REMOTIVE_BASE_URL`).
- */
-export function createRemotiveConnector(baseUrl: string): Connector {
-  return jsonBoardConnector({ id: 'remotive', url: (base) => `${base}/api/remote-jobs`, listKey: 'jobs', map: mapRemotiveJob }, baseUrl);
-}
-
 /** The Remotive connector's descriptor (connectors/registry.ts). */
-export const descriptor = defineConnector({
+export const descriptor = jobBoardFeed({
   id: 'remotive',
-  provider: { label: 'Remotive', providerClass: 'aggregator', sourceType: 'aggregator', redistributable: false, discoveryOnly: true },
-  baseUrl: { default: 'https://remotive.com', description: 'Remotive job-board API base URL (discovery only: its rows are never served).' },
-  applyHosts: {},
-  replay: {
-    pattern: /^\/api\/remote-jobs\/?$/,
-    file: 'remote-jobs',
-    notFound: { error: 'not found' },
-  },
-  fixtures: { notice: 'README.md' },
-  create: createRemotiveConnector,
+  label: 'Remotive',
+  origin: 'https://remotive.com',
+  path: '/api/remote-jobs',
+  listKey: 'jobs',
+  map: mapRemotiveJob,
+  replay: { file: 'remote-jobs', notFound: { error: 'not found' } },
 });

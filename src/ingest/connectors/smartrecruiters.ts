@@ -31,21 +31,16 @@
  * `totalFound` postings in it), so a 304 then means the whole board is unchanged. Any page or details answer that
  * fails otherwise fails the crawl (nothing changes).
  */
-import pLimit from 'p-limit';
 import type { SourceLocation, SourcePosting } from '../../domain/posting.ts';
 import { CrawlError, defineConnector, type Connector, type CrawlOutcome, type CrawlTarget } from '../connector.ts';
 import type { Fetcher } from '../fetcher.ts';
-import { companyOf, compact, fetchJson, finite, identifiedItem, idString, isoInstant, isRecord, mapPostings, text, trimBase } from './common.ts';
+import { companyOf, compact, fetchJson, finite, identifiedItem, idString, isoInstant, isRecord, mapPostings, readDetails, text, titledSection, trimBase } from './common.ts';
 
 /** Postings per list page (the API's maximum). */
 export const SMARTRECRUITERS_PAGE = 100;
 /** Most pages read per crawl (10,000 postings), so a source that never ends its paging cannot hold a crawl. */
 const MAX_PAGES = 100;
 const SECTIONS = ['companyDescription', 'jobDescription', 'qualifications', 'additionalInformation'] as const;
-
-function escapeText(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
 
 function label(value: unknown): string | undefined {
   return isRecord(value) ? text(value['label']) : undefined;
@@ -62,7 +57,7 @@ export function smartRecruitersAdHtml(jobAd: unknown): string | undefined {
     const body = text(section['text']);
     if (body === undefined) continue;
     const title = text(section['title']);
-    parts.push(`${title !== undefined ? `<h3>${escapeText(title.trim())}</h3>` : ''}${body}`);
+    parts.push(titledSection(title, body));
   }
   return parts.length > 0 ? parts.join('') : undefined;
 }
@@ -140,28 +135,19 @@ export function createSmartRecruitersConnector(baseUrl: string): Connector {
       // Validators of the first page speak for the board only when that page held every posting.
       if (pages > 1 || items.length < total) validators = {};
 
-      const limit = pLimit(4);
-      const gone: string[] = [];
-      const merged = await Promise.all(
-        items.map((item) =>
-          limit(async () => {
-            const id = idString(item['id']);
-            if (id === undefined) return item;
-            const details = await fetchJson(fetcher, `${companyUrl(target)}/${encodeURIComponent(id)}`, target, { acceptStatuses: [404, 410] });
-            if (details.status === 404 || details.status === 410 || (isRecord(details.json) && details.json['active'] === false)) {
-              gone.push(id);
-              return undefined;
-            }
-            if (!isRecord(details.json)) throw new CrawlError('malformed', `${target.id}: details of ${id} are not an object`);
-            return { ...item, ...details.json };
-          }),
-        ),
-      );
-      const result = mapPostings(
-        merged.filter((m) => m !== undefined),
-        (posting) => mapSmartRecruitersPosting(posting, target),
-      );
-      return compact({ kind: 'fetched' as const, ...result, ...validators, gone: gone.length > 0 ? gone : undefined });
+      const { read: merged, gone } = await readDetails(items, async (item, goneId) => {
+        const id = idString(item['id']);
+        if (id === undefined) return item;
+        const details = await fetchJson(fetcher, `${companyUrl(target)}/${encodeURIComponent(id)}`, target, { acceptStatuses: [404, 410] });
+        if (details.status === 404 || details.status === 410 || (isRecord(details.json) && details.json['active'] === false)) {
+          goneId(id);
+          return undefined;
+        }
+        if (!isRecord(details.json)) throw new CrawlError('malformed', `${target.id}: details of ${id} are not an object`);
+        return { ...item, ...details.json };
+      });
+      const result = mapPostings(merged, (posting) => mapSmartRecruitersPosting(posting, target));
+      return compact({ kind: 'fetched' as const, ...result, ...validators, gone });
     },
   };
 }

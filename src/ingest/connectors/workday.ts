@@ -32,12 +32,11 @@
  * (closed `expired_upstream`); a passed `endDate` closes it too. The search is a POST, which HTTP
  * caches do not validate: every crawl reads every page, and unchanged postings change no row.
  */
-import pLimit from 'p-limit';
 import type { Remote } from '../../domain/vocabulary.ts';
 import type { SourceLocation, SourcePosting } from '../../domain/posting.ts';
 import { CrawlError, defineConnector, type Connector, type CrawlOutcome, type CrawlTarget } from '../connector.ts';
 import type { Fetcher } from '../fetcher.ts';
-import { companyOf, compact, fetchJson, finite, isRecord, mapPostings, text, trimBase } from './common.ts';
+import { companyOf, compact, fetchJson, finite, isRecord, mapPostings, readDetails, text, trimBase } from './common.ts';
 
 /** Postings per search page (the career site's own page size and the API's maximum). */
 export const WORKDAY_PAGE = 20;
@@ -127,32 +126,23 @@ export function createWorkdayConnector(baseUrl: string): Connector {
         if (postings.length < WORKDAY_PAGE || offset + WORKDAY_PAGE >= total) break;
       }
 
-      const limit = pLimit(4);
-      const gone: string[] = [];
-      const pairs = await Promise.all(
-        items.map((item) =>
-          limit(async () => {
-            const path = text(item['externalPath']);
-            if (path === undefined || !path.startsWith('/job/')) return { item, details: {} };
-            const details = await fetchJson(fetcher, `${siteUrl(target)}${path.split('/').map(encodeURIComponent).join('/')}`, target, { acceptStatuses: [404, 410] });
-            const info = isRecord(details.json) && isRecord(details.json['jobPostingInfo']) ? details.json['jobPostingInfo'] : undefined;
-            if (details.status === 404 || details.status === 410 || info?.['posted'] === false) {
-              gone.push(text(info?.['jobPostingId']) ?? path.split('/').filter(Boolean).pop()!);
-              return undefined;
-            }
-            if (info === undefined) throw new CrawlError('malformed', `${target.id}: details of ${path} carry no jobPostingInfo`);
-            return { item, details: details.json as Record<string, unknown> };
-          }),
-        ),
-      );
-      const result = mapPostings(
-        pairs.filter((p) => p !== undefined),
-        (pair) => {
-          const { item, details } = pair as { item: Record<string, unknown>; details: Record<string, unknown> };
-          return mapWorkdayPosting(item, details, target, tenant);
-        },
-      );
-      return compact({ kind: 'fetched' as const, ...result, gone: gone.length > 0 ? gone : undefined });
+      const { read: pairs, gone } = await readDetails(items, async (item, goneId) => {
+        const path = text(item['externalPath']);
+        if (path === undefined || !path.startsWith('/job/')) return { item, details: {} };
+        const details = await fetchJson(fetcher, `${siteUrl(target)}${path.split('/').map(encodeURIComponent).join('/')}`, target, { acceptStatuses: [404, 410] });
+        const info = isRecord(details.json) && isRecord(details.json['jobPostingInfo']) ? details.json['jobPostingInfo'] : undefined;
+        if (details.status === 404 || details.status === 410 || info?.['posted'] === false) {
+          goneId(text(info?.['jobPostingId']) ?? path.split('/').filter(Boolean).pop()!);
+          return undefined;
+        }
+        if (info === undefined) throw new CrawlError('malformed', `${target.id}: details of ${path} carry no jobPostingInfo`);
+        return { item, details: details.json as Record<string, unknown> };
+      });
+      const result = mapPostings(pairs, (pair) => {
+        const { item, details } = pair as { item: Record<string, unknown>; details: Record<string, unknown> };
+        return mapWorkdayPosting(item, details, target, tenant);
+      });
+      return compact({ kind: 'fetched' as const, ...result, gone });
     },
   };
 }

@@ -1,14 +1,18 @@
 /**
  * Scheduled chores run once per cluster (issue 20): two processes' worth of chore runners (each its own
  * pg-boss instance and connection pool) on one real PostgreSQL schedule the same chores; each chore's
- * start-up job is taken by exactly one of them, and the report snapshots every process serves are the
- * one shared set of rows.
+ * start-up job is taken by exactly one of them, a further job of the same chore soon after (the cron
+ * occurrence, which pg-boss does not deduplicate against the start-up job) runs nothing, and the
+ * report snapshots every process serves are the one shared set of rows.
  */
 import { sql } from 'kysely';
+import { PgBoss } from 'pg-boss';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { choreQueue, clusterChores, cronEvery, startChores, type RunningChores } from '../src/chores/chores.ts';
+import { PGBOSS_SCHEMA } from '../src/ingest/crawl-worker.ts';
 import { defaultReportSettings } from '../src/reports/snapshots.ts';
+import { claimChoreRun } from '../src/store/chore-runs.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 
 describe('scheduled chores', () => {
@@ -41,23 +45,27 @@ describe('scheduled chores', () => {
           return c.run(now);
         },
       }));
-      running.push(await startChores({ connectionString: t.url, log, chores, applicationName: `chores-${process}` }));
+      running.push(await startChores({ connectionString: t.url, db: t.db, log, chores, applicationName: `chores-${process}` }));
     }
-    // Wait until both start-up jobs ran and no job of either queue is left queued or active.
-    for (let i = 0; ; i++) {
-      const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pgboss.job WHERE name LIKE 'jobledger-chore-%' AND state IN ('created', 'retry', 'active')`.execute(t.db);
-      if ((runs['report-snapshots']?.length ?? 0) > 0 && (runs.retention?.length ?? 0) > 0 && rows[0]!.n === 0) break;
-      expect(i, 'the chores never ran').toBeLessThan(300);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const settled = async () => {
+      for (let i = 0; ; i++) {
+        const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pgboss.job WHERE name LIKE 'jobledger-chore-%' AND state IN ('created', 'retry', 'active')`.execute(t.db);
+        if ((runs['report-snapshots']?.length ?? 0) > 0 && (runs.retention?.length ?? 0) > 0 && rows[0]!.n === 0) return;
+        expect(i, 'the chores never ran').toBeLessThan(300);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    await settled();
     // Each ran once in the cluster, however many processes started it.
     expect(runs['report-snapshots']).toHaveLength(1);
     expect(runs.retention).toHaveLength(1);
-    const { rows: jobs } = await sql<{ name: string; n: number }>`SELECT name, count(*)::int AS n FROM pgboss.job WHERE name LIKE 'jobledger-chore-%' GROUP BY name ORDER BY name`.execute(t.db);
-    expect(jobs).toEqual([
-      { name: choreQueue('report-snapshots'), n: 1 },
-      { name: choreQueue('retention'), n: 1 },
-    ]);
+    // A cron occurrence minutes later is a job of its own: it is taken, and runs nothing.
+    const boss = new PgBoss({ connectionString: t.url, schema: PGBOSS_SCHEMA, max: 1, supervise: false, schedule: false });
+    await boss.start();
+    await boss.send(choreQueue('report-snapshots'), {});
+    await boss.stop({ graceful: false, close: true });
+    await settled();
+    expect(runs['report-snapshots']).toHaveLength(1);
     // One schedule per chore for the whole cluster.
     const { rows: schedules } = await sql<{ name: string; cron: string }>`SELECT name, cron FROM pgboss.schedule WHERE name LIKE 'jobledger-chore-%' ORDER BY name`.execute(t.db);
     expect(schedules).toEqual([
@@ -67,5 +75,14 @@ describe('scheduled chores', () => {
     // The snapshots every process serves are rows in the shared database.
     const snapshots = await t.db.selectFrom('report_snapshots').select('name').execute();
     expect(snapshots.length).toBeGreaterThan(0);
+  });
+
+  it('claims a chore once per window, whoever asks', async () => {
+    const at = new Date('2026-11-28T10:00:00Z');
+    const later = (seconds: number) => new Date(at.getTime() + seconds * 1000);
+    const claims = await Promise.all([claimChoreRun(t.db, 'probe', at, 450), claimChoreRun(t.db, 'probe', at, 450)]);
+    expect(claims.filter(Boolean)).toHaveLength(1);
+    expect(await claimChoreRun(t.db, 'probe', later(449), 450)).toBe(false);
+    expect(await claimChoreRun(t.db, 'probe', later(450), 450)).toBe(true);
   });
 });

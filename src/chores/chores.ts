@@ -10,12 +10,18 @@
  * On start each process also sends one job per chore, throttled by pg-boss to one per chore and
  * interval (`singletonKey` + `singletonSeconds`), so a fresh cluster has its snapshots at once instead
  * of after the first cron occurrence, and a rolling restart does not recompute them.
+ *
+ * pg-boss's guarantees stop at its jobs: the start-up jobs and the cron job are separate jobs, and two
+ * start-up sends can straddle a throttle slot, so two jobs of one chore may run minutes apart. Before
+ * running, each job therefore claims the chore in `chore_runs` ({@link claimChoreRun}); a job that
+ * arrives within half the chore's interval of the last claimed start does nothing.
  */
 import type { Kysely } from 'kysely';
 import { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import { PGBOSS_SCHEMA } from '../ingest/crawl-worker.ts';
 import type { Fetcher } from '../ingest/fetcher.ts';
+import { claimChoreRun } from '../store/chore-runs.ts';
 import { verifyWebsites } from '../ingest/website-verifier.ts';
 import { refreshReports, type ReportSettings } from '../reports/snapshots.ts';
 import { applyRetention } from '../store/retention.ts';
@@ -59,7 +65,7 @@ export function cronEvery(seconds: number): string {
  * Schedule `chores` in the cluster and work them in this process.
  * @throws when pg-boss cannot start (database unreachable).
  */
-export async function startChores(options: { connectionString: string; log: Logger; chores: Chore[]; applicationName: string }): Promise<RunningChores> {
+export async function startChores(options: { connectionString: string; db: Kysely<DB>; log: Logger; chores: Chore[]; applicationName: string }): Promise<RunningChores> {
   const log = options.log.child({ component: 'chores' });
   const boss = new PgBoss({ connectionString: options.connectionString, schema: PGBOSS_SCHEMA, application_name: options.applicationName, max: 2, schedule: true });
   boss.on('error', (error: unknown) => log.error({ err: error }, 'chore queue error'));
@@ -74,7 +80,12 @@ export async function startChores(options: { connectionString: string; log: Logg
       await boss.work(queue, { pollingIntervalSeconds: 5 }, async () => {
         const started = performance.now();
         try {
-          const result = await chore.run(new Date());
+          const now = new Date();
+          if (!(await claimChoreRun(options.db, chore.name, now, chore.everySeconds / 2))) {
+            log.debug({ chore: chore.name }, 'chore skipped: it started elsewhere within half its interval');
+            return;
+          }
+          const result = await chore.run(now);
           log.debug({ chore: chore.name, ms: Math.round(performance.now() - started), result }, 'chore done');
         } catch (error) {
           // Logged, not retried: the next occurrence runs it again.

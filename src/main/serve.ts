@@ -120,6 +120,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     // takes the job (src/main/chores.ts); every process serves the shared snapshots.
     chores = await startChores({
       connectionString: database.connectionString,
+      db: database.db,
       log,
       applicationName: 'jobledger-chores',
       chores: clusterChores({ db: database.db, reports, retention: { changeEventDays: config.changeEventRetentionDays, crawlRunDays: config.crawlRunRetentionDays } }),

@@ -136,6 +136,7 @@ export async function runWorker(options: { demo: boolean }): Promise<void> {
     const fetcher = options.demo ? undefined : createFetcher(config.fetch, log.child({ component: 'websites' }));
     const chores = await startChores({
       connectionString: database.connectionString,
+      db: database.db,
       log,
       applicationName: 'jobledger-chores',
       chores: clusterChores({

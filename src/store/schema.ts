@@ -173,6 +173,12 @@ export interface ChangeFeedClockTable {
 }
 
 /** How far retention has deleted the change feed (migration 025); one row, both null until a first deletion. */
+/** One row per scheduled chore: when a process last claimed a start of it (src/store/chore-runs.ts). */
+export interface ChoreRunsTable {
+  chore: string;
+  last_started_at: Timestamp;
+}
+
 export interface ChangeFeedRetentionTable {
   only_row: Generated<boolean>;
   /** Feed stamp of the last event deleted. */
@@ -382,6 +388,7 @@ export interface DB {
   change_events: ChangeEventsTable;
   change_feed_clock: ChangeFeedClockTable;
   change_feed_retention: ChangeFeedRetentionTable;
+  chore_runs: ChoreRunsTable;
   crawl_runs: CrawlRunsTable;
   plans: PlansTable;
   accounts: AccountsTable;

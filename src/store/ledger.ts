@@ -35,11 +35,13 @@ import {
   type PlannedInsert,
   type PlannedRewrite,
   type VacancyPredecessor,
+  type WithholdingCandidate,
+  type WithholdingPlan,
 } from '../domain/lifecycle.ts';
 import type { NormalizedJob } from '../domain/posting.ts';
 import type { QualityVerdict } from '../domain/quality.ts';
 import { resolveCompany, type CompanyRef } from './companies.ts';
-import type { DB, JobsTable } from './schema.ts';
+import type { DB, JobRow, JobsTable } from './schema.ts';
 
 export interface ApplyCrawlInput {
   /** The crawl target; null for rows that no crawl lists (direct submissions), which then take no `absence`. */
@@ -505,7 +507,19 @@ export async function withholdOptedOut(trx: Transaction<DB>, employer: { domain?
     .orderBy('id')
     .forUpdate()
     .execute();
-  const plan = planOptoutWithholding(rows.map((r) => ({ id: r.id, served: r.served, verdict: r.quality_verdict, ruleId: r.quality_rule_id })));
+  return applyWithholding(trx, planOptoutWithholding(rows.map(toWithholdingCandidate)), now);
+}
+
+function toWithholdingCandidate(r: Pick<JobRow, 'id' | 'served' | 'quality_verdict' | 'quality_rule_id'>): WithholdingCandidate {
+  return { id: r.id, served: r.served, verdict: r.quality_verdict, ruleId: r.quality_rule_id };
+}
+
+/**
+ * Write a withholding plan inside `trx`: the planned rows get the plan's verdict, then the
+ * `withdrawn` events of the rows that had been served are recorded.
+ * @returns how many rows were withheld and how many of them had been served.
+ */
+async function applyWithholding(trx: Transaction<DB>, plan: WithholdingPlan, now: Date): Promise<{ hidden: number; withdrawn: number }> {
   if (plan.withhold.length > 0) {
     const { verdict } = plan;
     await trx
@@ -558,17 +572,7 @@ export async function withholdCopies(db: Kysely<DB>, providerIds: readonly strin
       .orderBy('id')
       .forUpdate()
       .execute();
-    const plan = planCopyWithholding(rows.map((r) => ({ id: r.id, served: r.served, verdict: r.quality_verdict, ruleId: r.quality_rule_id })));
-    if (plan.withhold.length > 0) {
-      const { verdict } = plan;
-      await trx
-        .updateTable('jobs')
-        .set({ withheld_kind: verdict.verdict === 'live' ? null : verdict.verdict, quality_verdict: verdict.verdict, quality_rule_id: verdict.ruleId ?? null, quality_matched_host: null, updated_at: now })
-        .where('id', '=', (eb) => eb.fn.any(eb.val(plan.withhold)))
-        .execute();
-    }
-    const withdrawn = await recordChanges(trx, plan.events);
-    return { hidden: plan.withhold.length, withdrawn };
+    return applyWithholding(trx, planCopyWithholding(rows.map(toWithholdingCandidate)), now);
   });
 }
 

@@ -11,7 +11,8 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadFxRates, type FxRates } from '../src/enrich/fx.ts';
 import { createFetcher, type GuardedFetcher } from '../src/ingest/fetcher.ts';
-import { currentFxRates, refreshFxRates, startFxRefresh } from '../src/ingest/fx-refresh.ts';
+import { clusterChores } from '../src/chores/chores.ts';
+import { currentFxRates, followFxRates, refreshFxRates } from '../src/ingest/fx-refresh.ts';
 import { createReportReader, defaultReportSettings } from '../src/reports/snapshots.ts';
 import { latestFxDays } from '../src/store/fx-rates.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
@@ -114,14 +115,21 @@ describe('ECB rate refresh', () => {
     expect(await refreshFxRates(t.db, fetcher, base + PATH, log)).toMatchObject({ ok: true, inserted: 0 });
   });
 
-  it('the schedule fetches at once on the ECB path and hands the rates over', async () => {
+  it('the cluster chore fetches on the ECB path, and a worker following the stored rates gets them', async () => {
     const { log } = capturingLog();
     const before = requests.length;
-    const handed = await new Promise<FxRates>((resolve) => {
-      const refresher = startFxRefresh({ db: t.db, fetcher, url: base + PATH, refreshSeconds: 3600, log, onRates: (r) => void refresher.stop().then(() => resolve(r)) });
-    });
+    const chores = clusterChores({ db: t.db, reports: defaultReportSettings(900), retention: { changeEventDays: 90, crawlRunDays: 90 }, fx: { fetcher, url: base + PATH, everySeconds: 3600, log } });
+    const fx = chores.find((c) => c.name === 'fx-refresh')!;
+    expect(fx.everySeconds).toBe(3600);
+    expect(await fx.run(new Date())).toMatchObject({ days: 1, rates_as_of: today });
     expect(requests.slice(before)).toEqual([PATH]);
+    // A worker that started on the bundled rates switches to the stored ones, without fetching.
+    const handed = await new Promise<FxRates>((resolve) => {
+      const follower = followFxRates({ db: t.db, everySeconds: 1, log, current: bundled, onRates: (r) => void follower.stop().then(() => resolve(r)) });
+    });
     expect(handed.asOf).toBe(today);
+    expect(handed.source).toBe('ecb');
+    expect(requests.slice(before)).toEqual([PATH]);
   });
 
   it('the freshness report states the fetched rates and is stale once they pass the max age', async () => {

@@ -21,6 +21,7 @@ import { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import { PGBOSS_SCHEMA } from '../ingest/crawl-worker.ts';
 import type { Fetcher } from '../ingest/fetcher.ts';
+import { refreshFxRates } from '../ingest/fx-refresh.ts';
 import { claimChoreRun } from '../store/chore-runs.ts';
 import { verifyWebsites } from '../ingest/website-verifier.ts';
 import { refreshReports, type ReportSettings } from '../reports/snapshots.ts';
@@ -109,22 +110,28 @@ export async function startChores(options: { connectionString: string; db: Kysel
 export const RETENTION_EVERY_SECONDS = 3600;
 /** Seconds between website-verification passes (each checks at most 100 companies due for it). */
 export const WEBSITES_EVERY_SECONDS = 86_400;
+/** Seconds between submission sweeps: hourly, as reminders and lapses are due by the day (docs/submissions.md). */
+export const SUBMISSIONS_EVERY_SECONDS = 3600;
 
 /**
  * The cluster's chores over `db`: the report snapshots (every `reports.refreshSeconds`), retention
- * (hourly) and, when a fetcher is given (real sources, never the demo's), website verification (daily).
+ * (hourly) and, when their parts are given: website verification (daily; a fetcher for real sources,
+ * never the demo's), the ECB rate fetch (every `fx.everySeconds`; `JOBLEDGER_FX_FETCH` on) and the
+ * direct submissions' reminders and lapses (hourly; processes that have the mailer, i.e. `serve`).
  */
 export function clusterChores(o: {
   db: Kysely<DB>;
   reports: ReportSettings;
   retention: { changeEventDays: number; crawlRunDays: number };
   websites?: { fetcher: Fetcher; log: Logger };
+  fx?: { fetcher: Fetcher; url: string; everySeconds: number; log: Logger };
+  submissions?: { sweep(now: Date): Promise<unknown> };
 }): Chore[] {
   const chores: Chore[] = [
     { name: 'report-snapshots', everySeconds: o.reports.refreshSeconds, run: (now) => refreshReports(o.db, now, o.reports) },
     { name: 'retention', everySeconds: RETENTION_EVERY_SECONDS, run: (now) => applyRetention(o.db, now, o.retention) },
   ];
-  const websites = o.websites;
+  const { websites, fx, submissions } = o;
   if (websites) {
     chores.push({
       name: 'website-verification',
@@ -132,5 +139,16 @@ export function clusterChores(o: {
       run: async (now) => (await verifyWebsites(o.db, websites.fetcher, { now, log: websites.log })).length,
     });
   }
+  if (fx) {
+    chores.push({
+      name: 'fx-refresh',
+      everySeconds: fx.everySeconds,
+      run: async (now) => {
+        const outcome = await refreshFxRates(o.db, fx.fetcher, fx.url, fx.log, now);
+        return outcome.ok ? { days: outcome.days, inserted: outcome.inserted, rates_as_of: outcome.rates.asOf } : outcome;
+      },
+    });
+  }
+  if (submissions) chores.push({ name: 'submission-reminders', everySeconds: SUBMISSIONS_EVERY_SECONDS, run: (now) => submissions.sweep(now) });
   return chores;
 }

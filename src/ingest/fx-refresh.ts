@@ -2,11 +2,12 @@
  * The scheduled fetch of the ECB euro reference rates (issue 15 class 5: the bundled rates alone
  * froze `salary_*_annual_eur` and the freshness report months in the past).
  *
- * Every `JOBLEDGER_FX_REFRESH_SECONDS` the worker GETs `JOBLEDGER_FX_URL` (the ECB's
- * `eurofxref-daily.xml`) through the guarded fetcher, stores the days in `fx_rates` (history, never
- * overwritten) and rebuilds the current rates from the newest stored day of each currency over the
- * bundled history ({@link currentFxRates}). A failed fetch or a document that is not the ECB's shape
- * changes nothing: the previous rates stay in use and one `warn` line says why.
+ * Every `JOBLEDGER_FX_REFRESH_SECONDS` one process of the cluster (the `fx-refresh` chore,
+ * src/chores/chores.ts) GETs `JOBLEDGER_FX_URL` (the ECB's `eurofxref-daily.xml`) through the guarded
+ * fetcher and stores the days in `fx_rates` (history, never overwritten); every crawl worker rebuilds
+ * its current rates from the newest stored day of each currency over the bundled history
+ * ({@link currentFxRates}, {@link followFxRates}). A failed fetch or a document that is not the ECB's
+ * shape changes nothing: the previous rates stay in use and one `warn` line says why.
  */
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
@@ -59,41 +60,38 @@ export async function refreshFxRates(
   return { ok: true, rates, days: days.length, inserted };
 }
 
-/** A running schedule; `stop` waits for a fetch in flight. */
-export interface FxRefresher {
+/** A running follower; `stop` waits for a read in flight. */
+export interface FxFollower {
   stop(): Promise<void>;
 }
 
 /**
- * Fetch now, then every `refreshSeconds`, calling `onRates` with the current rates after each
- * successful fetch. One fetch at a time; errors (the database's included) are logged, never thrown.
+ * Read the current rates from the database now and every `everySeconds`, calling `onRates` whenever
+ * they differ from the last ones handed over (`asOf` or `source` changed). The fetch itself is the
+ * cluster's `fx-refresh` chore; this only follows what it stored, so twenty workers read one row set
+ * instead of fetching the ECB twenty times. Errors are logged, never thrown; the rates in use stay.
  */
-export function startFxRefresh(options: {
-  db: Kysely<DB>;
-  fetcher: Fetcher;
-  url: string;
-  refreshSeconds: number;
-  log: Logger;
-  onRates: (rates: FxRates) => void;
-}): FxRefresher {
-  const { db, fetcher, url, refreshSeconds, log, onRates } = options;
+export function followFxRates(options: { db: Kysely<DB>; everySeconds: number; log: Logger; current: FxRates; onRates: (rates: FxRates) => void }): FxFollower {
+  const { db, everySeconds, log, onRates } = options;
+  let last = options.current;
   let running: Promise<void> | undefined;
   let stopped = false;
   const tick = (): void => {
     if (running || stopped) return;
-    running = refreshFxRates(db, fetcher, url, log)
-      .then((outcome) => {
-        if (outcome.ok && !stopped) onRates(outcome.rates);
+    running = currentFxRates(db)
+      .then((rates) => {
+        if (stopped || (rates.asOf === last.asOf && rates.source === last.source)) return;
+        last = rates;
+        log.info({ rates_as_of: rates.asOf }, 'exchange rates updated from the stored ECB days');
+        onRates(rates);
       })
-      .catch((err: unknown) => log.error({ err }, 'storing the ECB rates failed; the rates in use are unchanged'))
+      .catch((err: unknown) => log.warn({ err }, 'reading the stored exchange rates failed; the rates in use are unchanged'))
       .finally(() => {
         running = undefined;
       });
   };
-  tick();
-  const timer = setInterval(tick, refreshSeconds * 1000);
+  const timer = setInterval(tick, everySeconds * 1000);
   timer.unref();
-  log.info({ url, refreshSeconds }, 'ECB rate refresh scheduled');
   return {
     async stop() {
       stopped = true;

@@ -394,7 +394,7 @@ export class SubmissionDesk {
   }
 
   /**
-   * The lifecycle's clock work, run hourly by serve and by `jobledger submissions sweep`: e-mail the
+   * The lifecycle's clock work, run hourly by the cluster's `submission-reminders` chore (src/chores/chores.ts) and by `jobledger submissions sweep`: e-mail the
    * re-confirmation reminder to open submissions unconfirmed for {@link RECONFIRM_DAYS} days (with a
    * new edit-or-close link), close `not_seen` those unconfirmed for {@link GRACE_DAYS} more, and delete
    * pending submissions whose verification link expired unused.
@@ -534,28 +534,5 @@ function toSourcePosting(row: SubmissionRow, now: Date): SourcePosting {
       ? { salary: { min: row.salary_min, ...(row.salary_max !== null ? { max: row.salary_max } : {}), currency: row.salary_currency, period: row.salary_period as (typeof SALARY_PERIODS)[number] } }
       : {}),
     applyUrl: row.apply_url,
-  };
-}
-
-/** How often serve runs {@link SubmissionDesk.sweep}: hourly (reminders are due by the day). */
-export const SWEEP_INTERVAL_MS = 3600 * 1000;
-
-/**
- * Run the desk's sweep now and every {@link SWEEP_INTERVAL_MS} (serve). A failed sweep is logged and
- * retried on the next tick. @returns a handle whose `stop()` ends the timer.
- */
-export function startSubmissionSweep(desk: SubmissionDesk, log: Logger, intervalMs = SWEEP_INTERVAL_MS): { stop(): void } {
-  const run = () => {
-    desk.sweep().catch((error: unknown) => log.warn({ err: error }, 'the submissions sweep failed; retried on the next tick'));
-  };
-  const first = setTimeout(run, 5000);
-  first.unref();
-  const timer = setInterval(run, intervalMs);
-  timer.unref();
-  return {
-    stop() {
-      clearTimeout(first);
-      clearInterval(timer);
-    },
   };
 }

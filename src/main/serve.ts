@@ -15,7 +15,7 @@ import { countServed } from '../store/job-queries.ts';
 import type { DB } from '../store/schema.ts';
 import { cursorSecret, siteSecret } from '../store/settings.ts';
 import { createMailer, type Mailer } from '../mail/mailer.ts';
-import { startSubmissionSweep, SubmissionDesk } from '../ingest/submissions.ts';
+import { SubmissionDesk } from '../ingest/submissions.ts';
 import path from 'node:path';
 import { seedDemoTargets } from '../ingest/bundled-feeds.ts';
 import { DEMO_KEY_PLAN, ensureDemoKey, startDemoSources } from './demo.ts';
@@ -24,7 +24,7 @@ import { runImport } from './import.ts';
 import { openRequestCounters } from './request-counters.ts';
 import { onShutdownSignal, openRuntime } from './runtime.ts';
 import type { MetricsServer } from '../observability/metrics.ts';
-import { configuredSources, startMetricsListener, startWorker, type RunningWorker, type WorkerSources } from './worker.ts';
+import { configuredSources, fxChore, startMetricsListener, startWorker, type RunningWorker, type WorkerSources } from './worker.ts';
 
 export interface ServeOptions {
   demo: boolean;
@@ -59,7 +59,6 @@ export async function serve(options: ServeOptions): Promise<void> {
   let worker: RunningWorker | undefined;
   let metrics: MetricsServer | undefined;
   let mailer: Mailer | undefined;
-  let submissionSweep: { stop(): void } | undefined;
   let keyChanges: KeyChangeListener | undefined;
   let sources: WorkerSources = configuredSources(config);
 
@@ -116,16 +115,22 @@ export async function serve(options: ServeOptions): Promise<void> {
     log.info({ payments: stripe ? 'stripe' : 'off', plansOnSale: stripe ? Object.keys(stripe.prices) : [] }, 'checkout');
     await app.listen({ port: config.port, host: config.host });
     metrics = await startMetricsListener(config, log, database);
-    // Report snapshots and retention are scheduled chores, run once per cluster by whichever process
-    // takes the job (src/main/chores.ts); every process serves the shared snapshots.
+    // Report snapshots, retention, the submissions' reminders and the ECB fetch are scheduled chores,
+    // run once per cluster by whichever process takes the job (src/chores/chores.ts); every process
+    // serves the shared snapshots.
     chores = await startChores({
       connectionString: database.connectionString,
       db: database.db,
       log,
       applicationName: 'jobledger-chores',
-      chores: clusterChores({ db: database.db, reports, retention: { changeEventDays: config.changeEventRetentionDays, crawlRunDays: config.crawlRunRetentionDays } }),
+      chores: clusterChores({
+        db: database.db,
+        reports,
+        retention: { changeEventDays: config.changeEventRetentionDays, crawlRunDays: config.crawlRunRetentionDays },
+        submissions,
+        fx: fxChore(config, sources, log),
+      }),
     });
-    submissionSweep = startSubmissionSweep(submissions, log);
     // The worker recrawls every target on its interval (the demo's from the replay server).
     if (options.worker ?? config.worker.inServe) worker = await startWorker(config, log, database, sources);
     const served = await countServed(database.db);
@@ -139,7 +144,6 @@ export async function serve(options: ServeOptions): Promise<void> {
 
     onShutdownSignal(log, async () => {
       await chores?.stop();
-      submissionSweep?.stop();
       await app.close();
       await keyChanges?.close();
       await metrics?.close();
@@ -155,7 +159,6 @@ export async function serve(options: ServeOptions): Promise<void> {
     await keyChanges?.close();
     await metrics?.close().catch(() => undefined);
     await chores?.stop().catch(() => undefined);
-    submissionSweep?.stop();
     await worker?.stop().catch(() => undefined);
     await closeReplay?.().catch(() => undefined);
     await ingestDb?.destroy().catch(() => undefined);

@@ -5,11 +5,11 @@
 import type { Logger } from 'pino';
 import type { Config, FetchConfig, SourceBaseUrls } from '../config/config.ts';
 import { loadFxRates } from '../enrich/fx.ts';
-import { currentFxRates, startFxRefresh, type FxRefresher } from '../ingest/fx-refresh.ts';
+import { currentFxRates, followFxRates, type FxFollower } from '../ingest/fx-refresh.ts';
 import { seedDemoTargets } from '../ingest/bundled-feeds.ts';
 import { createConnectors } from '../ingest/connectors/registry.ts';
 import { startCrawlWorker } from '../ingest/crawl-worker.ts';
-import { createFetcher } from '../ingest/fetcher.ts';
+import { createFetcher, type Fetcher } from '../ingest/fetcher.ts';
 import type { PipelineDeps } from '../ingest/pipeline.ts';
 import { createPostingProbe } from '../ingest/posting-probe.ts';
 import { connect, type Database } from '../store/database.ts';
@@ -38,6 +38,23 @@ export function configuredSources(config: Config): WorkerSources {
   };
 }
 
+/**
+ * Seconds between a worker's reads of the stored exchange rates (at most the fetch interval): a day
+ * the cluster's fx-refresh chore stored is in every worker's salaries within five minutes.
+ */
+const FX_FOLLOW_SECONDS = 300;
+
+/**
+ * The cluster's ECB fetch (chore `fx-refresh`) when `sources` fetch rates (`JOBLEDGER_FX_FETCH` on, never
+ * the demo), through a guarded fetcher of its own; undefined otherwise. Both `serve` and `worker` offer
+ * it, so the rates stay fresh whichever processes a deployment runs.
+ */
+export function fxChore(config: Config, sources: WorkerSources, log: Logger): { fetcher: Fetcher; url: string; everySeconds: number; log: Logger } | undefined {
+  if (!sources.fx) return undefined;
+  const fxLog = log.child({ component: 'fx' });
+  return { fetcher: createFetcher(config.fetch, fxLog), url: sources.fx.url, everySeconds: sources.fx.refreshSeconds, log: fxLog };
+}
+
 export interface RunningWorker {
   stop(): Promise<void>;
 }
@@ -64,16 +81,17 @@ export async function startWorker(config: Config, log: Logger, database: Databas
     probe: config.worker.probeLimit > 0 ? createPostingProbe(fetcher, { rewrite: sources.pageUrl }) : undefined,
     probeLimit: config.worker.probeLimit,
   };
-  let fxRefresh: FxRefresher | undefined;
+  let fxRates: FxFollower | undefined;
   try {
     if (sources.fx) {
       // Rates fetched before this process started are used from the first crawl on.
       deps.fx = await currentFxRates(ingest.db, deps.fx);
-      fxRefresh = startFxRefresh({
+      // The fetch is the cluster's fx-refresh chore; this worker follows the rates it stores.
+      fxRates = followFxRates({
         db: ingest.db,
-        fetcher,
-        ...sources.fx,
+        everySeconds: Math.min(sources.fx.refreshSeconds, FX_FOLLOW_SECONDS),
         log: log.child({ component: 'fx' }),
+        current: deps.fx,
         onRates: (rates) => {
           deps.fx = rates;
         },
@@ -89,14 +107,14 @@ export async function startWorker(config: Config, log: Logger, database: Databas
     log.info({ concurrency: config.worker.concurrency, perHost: config.worker.perHost, tickSeconds: config.worker.tickSeconds }, 'crawl worker started');
     return {
       async stop() {
-        await fxRefresh?.stop();
+        await fxRates?.stop();
         await worker.stop();
         await fetcher.close();
         await ingest.db.destroy();
       },
     };
   } catch (error) {
-    await fxRefresh?.stop().catch(() => undefined);
+    await fxRates?.stop().catch(() => undefined);
     await fetcher.close().catch(() => undefined);
     await ingest.db.destroy().catch(() => undefined);
     throw error;
@@ -144,6 +162,7 @@ export async function runWorker(options: { demo: boolean }): Promise<void> {
         reports: defaultReportSettings(config.reportRefreshSeconds, sources.fx ? config.fx.maxAgeDays : undefined),
         retention: { changeEventDays: config.changeEventRetentionDays, crawlRunDays: config.crawlRunRetentionDays },
         websites: fetcher ? { fetcher, log: log.child({ component: 'websites' }) } : undefined,
+        fx: fxChore(config, sources, log),
       }),
     });
     const metrics = await startMetricsListener(config, log, database);

@@ -1,8 +1,11 @@
 /**
- * Accuracy under concurrency across processes (issue 5 acceptance): two real API processes
- * (`jobledger serve`) on one database and one Redis. 400 concurrent requests against a key allowed
- * 100 per minute: exactly 100 succeed, the rest are 429 with Retry-After. With 50 records left,
- * concurrent `limit=10` pages serve exactly 50 records in total, then 402.
+ * Accuracy under concurrency across processes (issue 5 acceptance; issue 20's scale-out test): two
+ * real API processes (`jobledger serve`) on one database and one Redis. 400 concurrent requests
+ * against a key allowed 100 per minute: exactly 100 succeed, the rest are 429 with Retry-After, and
+ * each process's `/metrics` counts exactly the answers it gave. With 50 records left, concurrent
+ * `limit=10` pages serve exactly 50 records in total, then 402. Both processes schedule the
+ * cluster's chores; the reports are computed once between them. (Two crawl workers never crawling a
+ * target twice: test/worker.test.ts.)
  *
  * Needs Redis: REDIS_URL (CI sets it), else the machine's Redis at 127.0.0.1:6379 when it answers;
  * otherwise the test is skipped, saying so.
@@ -10,6 +13,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { Redis } from 'ioredis';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, type CreatedKey } from '../src/access/api-keys.ts';
 import { bearer, buildTestApp, uniqueRedisPrefix } from './helpers/app.ts';
@@ -36,8 +40,12 @@ async function reachableRedis(): Promise<string | undefined> {
   }
 }
 
+const METRICS_TOKEN = 'scale-out-metrics-token-0123456789';
+
 interface ApiProcess {
   base: string;
+  /** This process's Prometheus text, from its metrics listener. */
+  metrics: () => Promise<string>;
   child: ChildProcess;
   output: () => string;
   stop: () => Promise<void>;
@@ -45,8 +53,9 @@ interface ApiProcess {
 
 async function startApi(env: Record<string, string>): Promise<ApiProcess> {
   const port = await freePort();
+  const metricsPort = await freePort();
   const child = spawn(process.execPath, [CLI, 'serve'], {
-    env: { ...process.env, CI: 'true', LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: String(port), ...env },
+    env: { ...process.env, CI: 'true', LOG_LEVEL: 'warn', HOST: '127.0.0.1', PORT: String(port), JOBLEDGER_METRICS_PORT: String(metricsPort), JOBLEDGER_METRICS_TOKEN: METRICS_TOKEN, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -64,6 +73,7 @@ async function startApi(env: Record<string, string>): Promise<ApiProcess> {
   }
   return {
     base,
+    metrics: async () => (await fetch(`http://127.0.0.1:${metricsPort}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text(),
     child,
     output: () => output,
     stop: async () => {
@@ -118,6 +128,12 @@ describe.skipIf(!redisUrl)('two API processes sharing Redis', () => {
       expect(((await res.json()) as { error: string }).error).toBe('rate_limited');
     }
     await Promise.all(responses.filter((r) => r.status === 200).map((r) => r.body?.cancel()));
+    // Each process's /metrics shows the traffic it took, and only that.
+    for (const p of [0, 1]) {
+      const text = await apis[p]!.metrics();
+      expect(counterValue(text, 'jobledger_http_requests_total', { route: '/v1/me', status: '200' }), `process ${p} 200s`).toBe(okBy[p]);
+      expect(counterValue(text, 'jobledger_http_requests_total', { route: '/v1/me', status: '429' }), `process ${p} 429s`).toBe(200 - okBy[p]!);
+    }
     const redis = new Redis(redisUrl!);
     try {
       expect(Number(await redis.get(`${prefix}:req-min:${key.id}`))).toBe(100);
@@ -147,7 +163,46 @@ describe.skipIf(!redisUrl)('two API processes sharing Redis', () => {
     const row = await t.db.selectFrom('record_usage').select('used').where('api_key_id', '=', key.id).where('period_start', '=', month).executeTakeFirstOrThrow();
     expect(row.used).toBe(10_000);
   }, 60_000);
+
+  it('computes the reports once between both processes, and both serve the snapshot', async () => {
+    const ran = async () => {
+      const texts = await Promise.all(apis.map((a) => a.metrics()));
+      return texts.map((x) => counterValue(x, 'jobledger_chore_runs_total', { chore: 'report-snapshots', outcome: 'done' }));
+    };
+    for (let i = 0; (await ran()).reduce((a, b) => a + b, 0) === 0; i++) {
+      expect(i, 'the report chore never ran').toBeLessThan(300);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    // Both start-up jobs and any cron occurrence have been taken when none is left waiting.
+    for (let i = 0; ; i++) {
+      const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'jobledger-chore-report-snapshots' AND state IN ('created', 'retry', 'active')`.execute(t.db);
+      if (rows[0]!.n === 0) break;
+      expect(i, 'a report job stayed queued').toBeLessThan(300);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect((await ran()).reduce((a, b) => a + b, 0)).toBe(1);
+    // Both serve the one stored snapshot: the same measurement instant and figures.
+    const [a, b] = await Promise.all(
+      apis.map(async (api) => {
+        const { data } = (await (await fetch(`${api.base}/public/stats`)).json()) as { data: { measured_at: string; age_seconds?: number } };
+        delete data.age_seconds;
+        return data;
+      }),
+    );
+    expect(a!.measured_at).toMatch(/^\d{4}-/);
+    expect(a).toEqual(b);
+  }, 60_000);
 });
+
+/** The sum of `metric`'s samples whose labels include `labels` in a Prometheus text exposition. */
+function counterValue(text: string, metric: string, labels: Record<string, string>): number {
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${metric}{`)) continue;
+    if (Object.entries(labels).every(([k, v]) => line.includes(`${k}="${v}"`))) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return sum;
+}
 
 describe('two apps sharing request counters in PostgreSQL (no Redis)', () => {
   it('let exactly the per-minute limit through, whichever app answers', async () => {

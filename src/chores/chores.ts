@@ -22,6 +22,7 @@ import type { Logger } from 'pino';
 import { PGBOSS_SCHEMA } from '../ingest/crawl-worker.ts';
 import type { Fetcher } from '../ingest/fetcher.ts';
 import { refreshFxRates } from '../ingest/fx-refresh.ts';
+import { choreRuns } from '../observability/metrics.ts';
 import { claimChoreRun } from '../store/chore-runs.ts';
 import { verifyWebsites } from '../ingest/website-verifier.ts';
 import { refreshReports, type ReportSettings } from '../reports/snapshots.ts';
@@ -84,13 +85,16 @@ export async function startChores(options: { connectionString: string; db: Kysel
           const now = new Date();
           if (!(await claimChoreRun(options.db, chore.name, now, chore.everySeconds / 2))) {
             log.debug({ chore: chore.name }, 'chore skipped: it started elsewhere within half its interval');
+            choreRuns.inc({ chore: chore.name, outcome: 'skipped' });
             return;
           }
           const result = await chore.run(now);
           log.debug({ chore: chore.name, ms: Math.round(performance.now() - started), result }, 'chore done');
+          choreRuns.inc({ chore: chore.name, outcome: 'done' });
         } catch (error) {
           // Logged, not retried: the next occurrence runs it again.
           log.warn({ err: error, chore: chore.name }, 'chore failed; it runs again at its next occurrence');
+          choreRuns.inc({ chore: chore.name, outcome: 'failed' });
         }
       });
     }

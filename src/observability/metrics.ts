@@ -64,6 +64,18 @@ export const crawlPostings = new Histogram({
   registers: [registry],
 });
 
+/**
+ * Jobs of the cluster's scheduled chores this process took (src/chores/chores.ts), by chore and
+ * outcome: `done`, `failed`, or `skipped` (another process ran it within half its interval). Summed
+ * over every process, `done` counts each chore once per interval.
+ */
+export const choreRuns = new Counter({
+  name: 'jobledger_chore_runs_total',
+  help: 'Scheduled chore jobs this process took, by chore and outcome (done, failed, skipped: run elsewhere within half its interval).',
+  labelNames: ['chore', 'outcome'] as const,
+  registers: [registry],
+});
+
 /** Record one crawl's report (crawl-worker.ts). */
 export function observeCrawl(provider: string, report: { outcome: string; ms: number; counts?: { postings?: number } }): void {
   crawlDuration.observe({ provider, outcome: report.outcome }, report.ms / 1000);

@@ -10,10 +10,10 @@ import { PgBoss } from 'pg-boss';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { choreQueue, clusterChores, cronEvery, startChores, type RunningChores } from '../src/chores/chores.ts';
-import { PGBOSS_SCHEMA } from '../src/ingest/crawl-worker.ts';
 import { defaultReportSettings } from '../src/reports/snapshots.ts';
 import { claimChoreRun } from '../src/store/chore-runs.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import { PGBOSS_SCHEMA } from '../src/store/operations.ts';
 
 describe('scheduled chores', () => {
   let t: TestDatabase;

@@ -7,6 +7,8 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PgBoss } from 'pg-boss';
+import { PGBOSS_SCHEMA } from '../src/store/operations.ts';
 import { observeCrawl, startMetricsServer, watchLedger, type MetricsServer } from '../src/observability/metrics.ts';
 import { bearer, buildTestApp, createKey } from './helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
@@ -72,6 +74,13 @@ describe('metrics and request logs', () => {
     for (let i = 0; i < 4; i++) await app.inject({ method: 'GET', url: '/public/companies?limit=1' });
     await app.inject({ method: 'GET', url: '/v1/jobs?limit=1', headers: bearer(key) });
     observeCrawl('greenhouse', { outcome: 'fetched', ms: 1500, counts: { postings: 42 } });
+    // Two jobs waiting in a queue nobody works.
+    const boss = new PgBoss({ connectionString: t.url, schema: PGBOSS_SCHEMA, max: 1, supervise: false, schedule: false });
+    await boss.start();
+    await boss.createQueue('jobledger-probe');
+    await boss.send('jobledger-probe', {});
+    await boss.send('jobledger-probe', {});
+    await boss.stop({ graceful: false, close: true });
     const body = await (await scrape(`Bearer ${TOKEN}`)).text();
     expect(body).toMatch(/jobledger_http_requests_total\{route="\/public\/companies",method="GET",status="200",plan="keyless"\} [1-9]/);
     expect(body).toMatch(/jobledger_http_requests_total\{route="\/public\/companies",method="GET",status="429",plan="keyless"\} [1-9]/);
@@ -84,5 +93,6 @@ describe('metrics and request logs', () => {
     expect(body).toMatch(/jobledger_crawl_duration_seconds_count\{provider="greenhouse",outcome="fetched"\} 1/);
     expect(body).toMatch(/jobledger_crawl_postings_sum\{provider="greenhouse"\} 42/);
     expect(body).toContain('# TYPE jobledger_report_snapshot_age_seconds gauge');
+    expect(body).toMatch(/jobledger_queue_depth\{queue="jobledger-probe"\} 2/);
   });
 });

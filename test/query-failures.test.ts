@@ -9,6 +9,7 @@ import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FIXED_MESSAGES } from '../src/domain/errors.ts';
 import { loadConfig } from '../src/config/config.ts';
+import { statementTimeouts } from '../src/observability/metrics.ts';
 import { bearer, TEST_DOCS_URL, useTestApp } from './helpers/app.ts';
 
 /** Text PostgreSQL puts in these errors; none of it may reach a client. */
@@ -31,6 +32,7 @@ describe('database failures', () => {
   });
 
   it('answers a statement timeout with 503 timeout, Retry-After: 5 and retry_after, on every listing surface', async () => {
+    const timeoutsBefore = (await statementTimeouts.get()).values[0]?.value ?? 0;
     const holder = new pg.Client({ connectionString: ctx.t.url });
     await holder.connect();
     try {
@@ -55,6 +57,8 @@ describe('database failures', () => {
       await holder.query('ROLLBACK');
       await holder.end();
     }
+    // Operators see them on /metrics (jobledger_statement_timeouts_total): at least one per answer.
+    expect(((await statementTimeouts.get()).values[0]?.value ?? 0) - timeoutsBefore).toBeGreaterThanOrEqual(5);
     expect((await ctx.app.inject({ method: 'GET', url: '/v1/jobs', headers: bearer(ctx.key) })).statusCode).toBe(200);
   });
 

@@ -19,7 +19,6 @@
 import type { Kysely } from 'kysely';
 import { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
-import { PGBOSS_SCHEMA } from '../ingest/crawl-worker.ts';
 import type { Fetcher } from '../ingest/fetcher.ts';
 import { refreshFxRates } from '../ingest/fx-refresh.ts';
 import { choreRuns } from '../observability/metrics.ts';
@@ -28,6 +27,7 @@ import { verifyWebsites } from '../ingest/website-verifier.ts';
 import { refreshReports, type ReportSettings } from '../reports/snapshots.ts';
 import { applyRetention } from '../store/retention.ts';
 import type { DB } from '../store/schema.ts';
+import { PGBOSS_SCHEMA } from '../store/operations.ts';
 
 /** One periodic task. */
 export interface Chore {

@@ -7,6 +7,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import { ApiError, ERROR_STATUS, FIXED_MESSAGES, type ErrorBody, type ErrorCode } from '../domain/errors.ts';
+import { statementTimeouts } from '../observability/metrics.ts';
 import { isConnectionFailure } from '../store/database.ts';
 
 /** PostgreSQL SQLSTATE for a statement cancelled by statement_timeout. */
@@ -46,6 +47,7 @@ export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   const code = (error as { code?: unknown }).code;
   if (code === QUERY_CANCELED) {
+    statementTimeouts.inc();
     return new ApiError('timeout', FIXED_MESSAGES.timeout, {
       headers: { 'Retry-After': String(TIMEOUT_RETRY_AFTER_SECONDS) },
       extra: { retry_after: TIMEOUT_RETRY_AFTER_SECONDS },

@@ -26,11 +26,10 @@ import { dueTargets, listTargets, toCrawlTarget, withHostSlot } from '../store/c
 import { sweepUpstreamClosures } from '../store/ledger.ts';
 import { observeCrawl } from '../observability/metrics.ts';
 import { crawlTarget, loadProviders, MAX_CRAWL_SECONDS, type CrawlReport, type PipelineDeps } from './pipeline.ts';
+import { PGBOSS_SCHEMA } from '../store/operations.ts';
 
 /** The pg-boss queue of crawl jobs. */
 export const CRAWL_QUEUE = 'jobledger-crawl';
-/** The PostgreSQL schema pg-boss keeps its tables in. */
-export const PGBOSS_SCHEMA = 'pgboss';
 
 /** Payload of one crawl job. */
 export interface CrawlJobData {

@@ -14,7 +14,7 @@ import type { Kysely } from 'kysely';
 import type pg from 'pg';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Logger } from 'pino';
-import { feedLagSeconds, reportSnapshotAges } from '../store/operations.ts';
+import { feedLagSeconds, PGBOSS_SCHEMA, queueDepths, reportSnapshotAges } from '../store/operations.ts';
 import type { DB } from '../store/schema.ts';
 
 /** The registry every jobledger metric is registered on. */
@@ -76,6 +76,13 @@ export const choreRuns = new Counter({
   registers: [registry],
 });
 
+/** API queries PostgreSQL cancelled at `JOBLEDGER_STATEMENT_TIMEOUT_MS` (answered 503 `timeout`). */
+export const statementTimeouts = new Counter({
+  name: 'jobledger_statement_timeouts_total',
+  help: 'API statements cancelled by statement_timeout (each answered 503 timeout).',
+  registers: [registry],
+});
+
 /** Record one crawl's report (crawl-worker.ts). */
 export function observeCrawl(provider: string, report: { outcome: string; ms: number; counts?: { postings?: number } }): void {
   crawlDuration.observe({ provider, outcome: report.outcome }, report.ms / 1000);
@@ -133,6 +140,22 @@ new Gauge({
     this.reset();
     try {
       for (const r of await reportSnapshotAges(ledgerGauges.db)) this.set({ report: r.name }, r.age);
+    } catch {
+      // the ledger did not answer: no sample this scrape
+    }
+  },
+});
+
+new Gauge({
+  name: 'jobledger_queue_depth',
+  help: 'Jobs waiting to be taken in each pg-boss queue (crawls: jobledger-crawl; chores: jobledger-chore-*).',
+  labelNames: ['queue'] as const,
+  registers: [registry],
+  async collect() {
+    if (!ledgerGauges) return;
+    this.reset();
+    try {
+      for (const q of await queueDepths(ledgerGauges.db, PGBOSS_SCHEMA)) this.set({ queue: q.queue }, q.waiting);
     } catch {
       // the ledger did not answer: no sample this scrape
     }

@@ -12,4 +12,4 @@ export const CALIBRATION_TABLE: Readonly<Record<RuleKind, readonly (readonly [nu
  * with at least 20 such answers on the development part, and `kind:other` for the rest together;
  * it replaces the kind's table for them.
  */
-export const FAMILY_SHARES: Readonly<Record<string, number>> = {"topic:Design":0.38,"topic:Education":0.58,"topic:Engineering":0.86,"topic:Finance":0.79,"topic:Legal & Compliance":0.94,"topic:Operations & Admin":0.84,"topic:Science & Research":0.58,"topic:Security":0.85,"topic:other":0.24,"weak:Operations & Admin":0.9,"weak:Skilled Technician":0.33,"weak:other":0.25};
+export const FAMILY_SHARES: Readonly<Record<string, number>> = {"topic:Design":0.38,"topic:Education":0.58,"topic:Engineering":0.91,"topic:Finance":0.79,"topic:Legal & Compliance":0.94,"topic:Operations & Admin":0.85,"topic:Science & Research":0.58,"topic:Security":0.85,"topic:other":0.24,"weak:Operations & Admin":0.9,"weak:Skilled Technician":0.33,"weak:other":0.25};

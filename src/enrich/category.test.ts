@@ -66,6 +66,8 @@ describe('classifyCategory', () => {
     ['Technical Account Manager', 'Customer Support'],
     ['Electrical Helper/Worker', 'Construction & Trades'], // 2805
     ['CAM Programmer', 'Manufacturing'],
+    ['Mobile RV Technician (m/f/d)', 'Skilled Technician'],
+    ['Paid Search Manager', 'Marketing'],
   ])('%s → %s', (title, expected) => {
     const result = classifyCategory(title);
     expect(result.category).toBe(expected);
@@ -91,6 +93,10 @@ describe('classifyCategory', () => {
     ['100% stilling fysioterapeut Ulvik herad', 'Healthcare'], // NAV feed
     ['Buchhalter (m/w/d)', 'Finance'],
     ['Elektriker', 'Construction & Trades'],
+    ['Magazijnmedewerker', 'Logistics & Transport'],
+    ['Responsable logistique H/F', 'Logistics & Transport'],
+    ['Teamleiter Kreditorenbuchhaltung (m/w/d)', 'Finance'],
+    ['Kundtjänstmedarbetare', 'Customer Support'],
   ])('non-English %s → %s', (title, expected) => {
     expect(classifyCategory(title).category).toBe(expected);
   });

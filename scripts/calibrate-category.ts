@@ -8,7 +8,9 @@
  * Method: per deciding rule kind (role, topic, weak), rule scores from 0.60 (lower ones are never published) are cut into bands 0.05 wide
  * (at least 20 answers each); each band's share of right answers
  * (an answer on a title with no gold family counts as wrong) is pooled with its neighbours until the
- * shares rise monotonically (pool-adjacent-violators). `--write` rewrites category-calibration.ts with the table.
+ * shares rise monotonically (pool-adjacent-violators). Topic- and weak-decided answers also get a share per
+ * family, with the lower end of its 95% Wilson interval (published only when that clears 0.6).
+ * `--write` rewrites category-calibration.ts with the table.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -8,7 +8,9 @@
  * Method: per deciding rule kind (role, topic, weak), rule scores from 0.60 (lower ones are never published) are cut into bands 0.05 wide
  * (at least 20 answers each); each band's share of right answers
  * (an answer on a title with no gold family counts as wrong) is pooled with its neighbours until the
- * shares rise monotonically (pool-adjacent-violators). `--write` rewrites category-calibration.ts with the table.
+ * shares rise monotonically (pool-adjacent-violators). Topic- and weak-decided answers also get a share per
+ * family, with the lower end of its 95% Wilson interval (published only when that clears 0.6).
+ * `--write` rewrites category-calibration.ts with the table.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -81,7 +83,18 @@ for (const kind of ['role', 'topic', 'weak'] as const) {
 }
 // Topic and weak answers: one share per family where the family has MIN_BAND answers of that kind
 // (a topic word is a much better guess for some families than for others: "operations" vs "education").
-const familyShares: Record<string, number> = {};
+/**
+ * Lower end of the 95% Wilson score interval of `right` out of `n`: a family whose share clears the
+ * publishing threshold only by the luck of a small sample (15 right of 25 is 0.60, but could well be
+ * 0.45) is not published.
+ */
+function wilsonLower(right: number, n: number): number {
+  const z = 1.96;
+  const p = right / n;
+  return (p + (z * z) / (2 * n) - z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / (1 + (z * z) / n);
+}
+const share = (e: { n: number; right: number }): readonly [number, number] => [Math.min(0.99, Math.round((e.right / e.n) * 100) / 100), Math.round(wilsonLower(e.right, e.n) * 100) / 100];
+const familyShares: Record<string, readonly [number, number]> = {};
 for (const kind of ['topic', 'weak'] as const) {
   const byFamily = new Map<string, { n: number; right: number }>();
   for (const x of samples.filter((y) => y.kind === kind && y.score >= 0.6)) {
@@ -99,11 +112,11 @@ for (const kind of ['topic', 'weak'] as const) {
       rest.right += e.right;
       continue;
     }
-    familyShares[`${kind}:${family}`] = Math.min(0.99, Math.round((e.right / e.n) * 100) / 100);
-    console.log(`${kind} ${family}: ${e.n} answers, ${((100 * e.right) / e.n).toFixed(1)}% right`);
+    familyShares[`${kind}:${family}`] = share(e);
+    console.log(`${kind} ${family}: ${e.n} answers, ${((100 * e.right) / e.n).toFixed(1)}% right (95% lower bound ${(100 * wilsonLower(e.right, e.n)).toFixed(1)}%)`);
   }
   if (rest.n > 0) {
-    familyShares[`${kind}:other`] = Math.min(0.99, Math.round((rest.right / rest.n) * 100) / 100);
+    familyShares[`${kind}:other`] = share(rest);
     console.log(`${kind} other families: ${rest.n} answers, ${((100 * rest.right) / rest.n).toFixed(1)}% right`);
   }
 }
@@ -120,10 +133,11 @@ export const CALIBRATION_TABLE: Readonly<Record<RuleKind, readonly (readonly [nu
 
 /**
  * Share of right answers of topic- and weak-decided titles per family (\`kind:family\`), for families
- * with at least ${MIN_BAND} such answers on the development part, and \`kind:other\` for the rest together;
- * it replaces the kind's table for them.
+ * with at least ${MIN_BAND} such answers on the development part, and \`kind:other\` for the rest together,
+ * as \`[share, lower end of its 95% Wilson interval]\`; the share replaces the kind's table for them, and
+ * is published only when the lower end clears the publishing threshold.
  */
-export const FAMILY_SHARES: Readonly<Record<string, number>> = ${JSON.stringify(familyShares)};
+export const FAMILY_SHARES: Readonly<Record<string, readonly [share: number, lower: number]>> = ${JSON.stringify(familyShares)};
 `;
   writeFileSync(join(ROOT, 'src/enrich/category-calibration.ts'), body);
   console.log('written src/enrich/category-calibration.ts');

@@ -2,7 +2,7 @@
  * `npm run eval:enrich`: how good each enrichment is on real labelled data, split into a development
  * part (rules were tuned looking at it) and a test part (never tuned on), plus enrichment throughput.
  *
- * Usage: node scripts/eval-enrich.ts [--data <dir>] [--write <file.md>] [--no-throughput]
+ * Usage: node scripts/eval-enrich.ts [--data <dir>] [--write <file.md>] [--no-throughput] [--dev-errors]
  *   --data   the shared real data folder (default $JOBLEDGER_EVAL_DATA or /work/shared/data): reads
  *            ashby/boards.tar.gz, usajobs/announcements.tar.gz, nav/pam-public-feed-search-result.json,
  *            smartrecruiters/allegro-postings-history-2018-2021.tar.gz (the reality signals, if present),
@@ -10,6 +10,9 @@
  *   --write  also write the report (markdown) to that file, e.g. docs/enrichment-quality.md; the
  *            file's hand-written section from "## How the labels were made, and what is held out"
  *            on is kept.
+ *   --dev-errors  also print, to stderr and never into the report, the **dev** part's category confusion
+ *            matrices and its wrong answers (gold → answer, title, count): what a rule change is
+ *            developed against. The test part has no such listing, on purpose.
  *
  * Labels: eval/labels/*.jsonl (how they were made: eval/labels/README.md). Splits are by hash, fixed:
  * Ashby rows by board (a board's postings share templates, so a board is wholly dev or wholly test),
@@ -39,12 +42,14 @@ const writeTo = flag('--write');
 /** The heading of the hand-written section that `--write` keeps from the file it overwrites. */
 const HAND_WRITTEN = '## How the labels were made, and what is held out';
 const throughput = !args.includes('--no-throughput');
+const devErrors = args.includes('--dev-errors');
 
 const out: string[] = [];
 const say = (line = ''): void => {
   out.push(line);
   console.log(line);
 };
+const sayReport = say;
 
 // ---------------------------------------------------------------- data
 const ctx = await loadEvalContext(dataDir, say);
@@ -85,11 +90,13 @@ interface CatStats {
   publishedOnGold: number;
   correct: number;
   confusion: Map<string, number>;
+  /** `gold → answer | title` → rows, for wrong published answers (printed for dev with --dev-errors). */
+  wrong: Map<string, number>;
   calibration: { n: number; correct: number; conf: number }[];
 }
-const newCat = (): CatStats => ({ rows: 0, withGold: 0, published: 0, publishedOnGold: 0, correct: 0, confusion: new Map(), calibration: [0, 1, 2, 3].map(() => ({ n: 0, correct: 0, conf: 0 })) });
+const newCat = (): CatStats => ({ rows: 0, withGold: 0, published: 0, publishedOnGold: 0, correct: 0, confusion: new Map(), wrong: new Map(), calibration: [0, 1, 2, 3].map(() => ({ n: 0, correct: 0, conf: 0 })) });
 
-function scoreCategory(s: CatStats, gold: string | null, predicted: { category?: string; confidence: number | null }): void {
+function scoreCategory(s: CatStats, gold: string | null, predicted: { category?: string; confidence: number | null }, title: string): void {
   s.rows++;
   if (gold) s.withGold++;
   const key = `${gold ?? '∅'}→${predicted.category ?? '∅'}`;
@@ -100,6 +107,10 @@ function scoreCategory(s: CatStats, gold: string | null, predicted: { category?:
   if (gold) s.publishedOnGold++;
   const right = predicted.category === gold;
   if (right) s.correct++;
+  else {
+    const w = `${gold ?? '∅'} → ${predicted.category} | ${title}`;
+    s.wrong.set(w, (s.wrong.get(w) ?? 0) + 1);
+  }
   const bin = Math.min(3, Math.floor(((predicted.confidence ?? 0.6) - 0.6) / 0.1));
   const b = s.calibration[bin]!;
   b.n++;
@@ -129,7 +140,7 @@ for (const row of usajobs) {
   const gold = goldFamily(row.position_title, row.occupation_series ?? []);
   if (!gold) continue;
   const split = splitOf(`usajobs:${row.position_title.toLowerCase().replace(/\s+/g, ' ').trim()}`);
-  scoreCategory(cat.usajobs[split], gold, classifyCategory(row.position_title));
+  scoreCategory(cat.usajobs[split], gold, classifyCategory(row.position_title), row.position_title);
 }
 
 interface TitleLabel {
@@ -147,9 +158,9 @@ const titleSplit = (l: TitleLabel): Split => splitOf(l.source === 'ashby' ? `ash
 for (const l of titleLabels) {
   const raw = l.source === 'ashby' ? ashbyById.get(`${l.board}|${l.id}`)?.raw : undefined;
   const hints = raw ? { department: raw['department'] as string | undefined, team: raw['team'] as string | undefined } : undefined;
-  scoreCategory(cat.ashby[titleSplit(l)], l.family, classifyCategory(l.title, hints));
+  scoreCategory(cat.ashby[titleSplit(l)], l.family, classifyCategory(l.title, hints), l.title);
 }
-for (const l of handLabels) scoreCategory(cat.hand[titleSplit(l)], l.family, classifyCategory(l.title));
+for (const l of handLabels) scoreCategory(cat.hand[titleSplit(l)], l.family, classifyCategory(l.title), l.title);
 
 say('## Category');
 say();
@@ -194,7 +205,7 @@ say('|---|---|---|---|');
 });
 say();
 
-function confusionMatrix(title: string, s: CatStats): void {
+function confusionMatrix(title: string, s: CatStats, say: (line?: string) => void = sayReport): void {
   const fams = CATEGORY_FAMILIES.filter((f) => [...s.confusion.keys()].some((k) => k.startsWith(`${f}→`) || k.endsWith(`→${f}`)));
   const cols = [...fams.map((f) => ABBR[f]), '∅'];
   say(`${title} (rows: gold family, columns: published category; ∅ = none published / no gold family).`);
@@ -209,6 +220,14 @@ function confusionMatrix(title: string, s: CatStats): void {
 }
 confusionMatrix('Confusion matrix, Ashby + NAV hand labels, test part', cat.ashby.test);
 confusionMatrix('Confusion matrix, USAJOBS OPM gold, test part', cat.usajobs.test);
+if (devErrors) {
+  const err = (line = ''): void => console.error(line);
+  confusionMatrix('DEV confusion matrix, Ashby + NAV hand labels', cat.ashby.dev, err);
+  confusionMatrix('DEV confusion matrix, USAJOBS OPM gold', cat.usajobs.dev, err);
+  err('DEV wrong answers (rows × gold → answer | title), most rows first:');
+  const wrong = [...cat.usajobs.dev.wrong, ...cat.ashby.dev.wrong, ...cat.hand.dev.wrong].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  for (const [k, n] of wrong) err(`${String(n).padStart(4)} × ${k}`);
+}
 
 // Department agreement: a weak signal, reported only for orientation.
 const DEPT: Record<string, CategoryFamily> = {

@@ -238,12 +238,14 @@ export const CALIBRATION: Readonly<Record<RuleKind, readonly (readonly [number, 
  * Calibrated confidence, two decimals, for a rule score decided by a rule of `kind` for `family`:
  * topic- and weak-decided answers take their family's measured share on the development part, or
  * the share of the other families together where the family had too few answers
- * ({@link FAMILY_SHARES}), once the score clears the kind's first band.
+ * ({@link FAMILY_SHARES}), once the score clears the kind's first band; not published when the lower
+ * end of that share's 95% interval is below the threshold (a small sample's 0.60 is not a 0.60).
  */
 function calibrate(score: number, kind: RuleKind, family: CategoryFamily): number {
   let confidence = 0;
   for (const [from, p] of CALIBRATION[kind]) if (score >= from) confidence = p;
-  const share = FAMILY_SHARES[`${kind}:${family}`] ?? FAMILY_SHARES[`${kind}:other`];
-  if (kind !== 'role' && confidence > 0 && share !== undefined) confidence = share;
+  const measured = FAMILY_SHARES[`${kind}:${family}`] ?? FAMILY_SHARES[`${kind}:other`];
+  // A share that clears the threshold only within its sampling error is not enough to publish.
+  if (kind !== 'role' && confidence > 0 && measured !== undefined) confidence = measured[1] >= CATEGORY_CONFIDENCE_THRESHOLD ? measured[0] : 0;
   return Math.round(confidence * 100) / 100;
 }

@@ -137,6 +137,15 @@ describe('advert wording that is not a workplace statement', () => {
   it('ignores "hybrid" about the duties (acquisition)', () => {
     expect(workplaceFromAdvert('This hybrid role combines high-touch personal assistance with household operations.')).toBeUndefined();
   });
+
+  it('ignores what the footer says about other roles at the company (1password)', () => {
+    const footer =
+      'Some roles are designated as remote-first, with an expectation that individuals work from home. *Some roles in our GTM team are currently being hired for in-person hybrid work in Toronto and Austin. These roles will specify this in the job description.';
+    expect(workplaceFromAdvert(footer)).toBeUndefined();
+    expect(resolveRemote({ flag: 'not_remote', texts: ['Senior Customer Success Manager, Enterprise', 'United States | Canada'], advertText: footer })).toEqual({ remoteInferred: false, provenance: 'absent' });
+    // The job's own sentence still counts beside that footer.
+    expect(workplaceFromAdvert(`This role is hybrid, three days a week in our Toronto office. ${footer}`)).toBe('hybrid');
+  });
 });
 
 describe('office days and remote statements in the advert', () => {

@@ -131,6 +131,14 @@ const NOT_WORKPLACE_HYBRID =
   /\bhybrid\s+(?:of\b|(?:role|position|job)\s+(?:that\s+|which\s+)?(?:combines|blends|mixes|spans)\b|(?:role|position)\s*[:–-]\s*part\b|(?:cloud|architecture|search|retrieval|infrastructure|vehicles?|engines?|apps?|systems?)\b)/g;
 
 /**
+ * Sentences about other jobs at the company, not this one: "some roles are designated as remote-first",
+ * "some roles in our GTM team are currently being hired for in-person hybrid work in Toronto" (dev
+ * board 1password: its standard footer, under every posting whatever the job's own mode). Removed
+ * before reading, up to the end of the sentence.
+ */
+const OTHER_JOBS = /\b(?:some|certain|other|many|most)\s+(?:of\s+(?:our|the)\s+)?(?:roles|positions|jobs|openings|teams|employees|team\s+members)\b[^.!?\n]*/g;
+
+/**
  * The workplace mode an advert's text states, for a posting whose flag says only "not remote" or
  * "not on-site".
  * Hybrid cues win over on-site ones ("a hybrid role, on-site three days a week"); nothing when the
@@ -141,7 +149,7 @@ const NOT_WORKPLACE_HYBRID =
  */
 export function workplaceFromAdvert(text: string | undefined): 'hybrid' | 'on_site' | undefined {
   if (!text) return undefined;
-  const folded = fold(text).replace(NOT_WORKPLACE, ' ').replace(MODE_LIST, ' ').replace(NOT_WORKPLACE_HYBRID, ' ');
+  const folded = fold(text).replace(NOT_WORKPLACE, ' ').replace(OTHER_JOBS, ' ').replace(MODE_LIST, ' ').replace(NOT_WORKPLACE_HYBRID, ' ');
   if (ADVERT_HYBRID.test(folded)) return 'hybrid';
   if (ADVERT_ON_SITE.test(folded)) return 'on_site';
   if (ADVERT_HYBRID_WEAK.test(folded) && !ADVERT_REMOTE.test(folded)) return 'hybrid';

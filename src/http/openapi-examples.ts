@@ -1,0 +1,67 @@
+/**
+ * A real example on every operation of the OpenAPI document (issue 19): what the service served, from
+ * the demo ledger (the bundled recorded feeds, fixtures/), for one stated request per operation.
+ *
+ * The examples are recorded, not written: `openapi-examples.json` beside this file is produced by
+ * test/openapi-examples.test.ts with `JOBLEDGER_RECORD_OPENAPI_EXAMPLES=1` (it sends each request to the
+ * app over the imported corpus and keeps the answer), and the same test, run normally, sends the
+ * requests again and fails when an example no longer matches what is served (ids, slugs, cursors and
+ * instants aside, which change with every import). The two documents' own operations point at
+ * themselves (`externalValue`).
+ */
+import { readFileSync } from 'node:fs';
+
+/** One recorded exchange. */
+export interface RecordedExample {
+  /** The request as sent, e.g. `GET /public/jobs?limit=1` (an id or slug as it was at recording). */
+  request: string;
+  /** The JSON body sent with a POST, if any. */
+  payload?: unknown;
+  /** The status answered, as the document's response key. */
+  status: string;
+  /** The answer's media type. */
+  mediaType: string;
+  /** The answer: parsed JSON, or the text of a non-JSON body. */
+  value?: unknown;
+  /** Instead of a value: where the example is served (the document's own operations). */
+  externalValue?: string;
+}
+
+/** Where the recorded examples live (checked in). */
+export const EXAMPLES_FILE = new URL('./openapi-examples.json', import.meta.url);
+
+/** The recorded examples by operationId; empty when the file is missing. */
+export function recordedExamples(): Record<string, RecordedExample> {
+  try {
+    return JSON.parse(readFileSync(EXAMPLES_FILE, 'utf8')) as Record<string, RecordedExample>;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw error;
+  }
+}
+
+type Json = Record<string, unknown>;
+
+const SUMMARY = 'Served by the demo ledger (the bundled recorded feeds)';
+
+/**
+ * Put each operation's recorded example on the response it was answered with (and its payload on the
+ * request body): a `transformObject` step of @fastify/swagger. Returns the same document.
+ */
+export function documentExamples<T>(document: T, examples: Record<string, RecordedExample> = recordedExamples()): T {
+  for (const item of Object.values(((document as Json).paths ?? {}) as Record<string, Json>)) {
+    for (const operation of Object.values(item) as Json[]) {
+      const example = examples[String(operation?.operationId)];
+      if (!example) continue;
+      const media = ((operation.responses as Record<string, Json> | undefined)?.[example.status]?.content as Record<string, Json> | undefined)?.[example.mediaType];
+      if (!media) continue;
+      const body = example.externalValue === undefined ? { value: example.value } : { externalValue: example.externalValue };
+      media.examples = { demo: { summary: `${example.request}: ${SUMMARY}`, ...body } };
+      if (example.payload !== undefined) {
+        const request = ((operation.requestBody as Json | undefined)?.content as Record<string, Json> | undefined)?.['application/json'];
+        if (request) request.examples = { demo: { summary: `${example.request}: sent to the demo ledger`, value: example.payload } };
+      }
+    }
+  }
+  return document;
+}

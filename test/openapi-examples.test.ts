@@ -11,7 +11,7 @@ import { writeFileSync } from 'node:fs';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { EXAMPLES_FILE, recordedExamples, type RecordedExample } from '../src/http/openapi-examples.ts';
-import { bearer, useCorpusApp } from './helpers/app.ts';
+import { allPages, bearer, useCorpusApp } from './helpers/app.ts';
 
 const RECORD = process.env.JOBLEDGER_RECORD_OPENAPI_EXAMPLES === '1';
 
@@ -23,10 +23,11 @@ interface Exchange {
   headers?: Record<string, string>;
 }
 
-/** A row with a short description, so the single-row examples stay small; the first such row in the keyless order. */
+/** The row and the employer the single-row examples show: small ones, chosen the same way in every import. */
 interface Picks {
   jobSlug: string;
   companySlug: string;
+  keyId: string;
 }
 
 const SINCE = '2000-01-01T00:00:00.000Z';
@@ -63,7 +64,7 @@ const EXCHANGES: Record<string, (p: Picks) => Exchange> = {
   getPublicFacets: () => ({ method: 'GET', url: '/public/facets' }),
   getPublicProviders: () => ({ method: 'GET', url: '/public/providers' }),
   // No payment provider and no session in the demo: the refusals are what it serves.
-  startCheckout: () => ({ method: 'POST', url: '/public/checkout', payload: { plan: 'growth' } }),
+  startCheckout: (p) => ({ method: 'POST', url: '/public/checkout', payload: { key_id: p.keyId, plan: 'growth' } }),
   checkoutWebhook: () => ({ method: 'POST', url: '/public/checkout/webhook', payload: { type: 'checkout.session.completed' } }),
   mcp: () => ({ method: 'POST', url: '/mcp', keyed: true, payload: MCP_INITIALIZE, headers: { accept: 'application/json, text/event-stream' } }),
 };
@@ -94,7 +95,7 @@ function stable(value: unknown, key?: string): unknown {
 
 function bodyOf(res: LightMyRequestResponse): { mediaType: string; value: unknown } {
   const mediaType = String(res.headers['content-type'] ?? '').split(';')[0]!.trim();
-  return { mediaType, value: mediaType.endsWith('json') ? res.json() : res.body };
+  return { mediaType, value: mediaType === 'application/json' ? res.json() : res.body };
 }
 
 describe('the examples of the OpenAPI document', () => {
@@ -107,13 +108,25 @@ describe('the examples of the OpenAPI document', () => {
     return ctx.app.inject(options);
   }
 
+  /** Every item of a feed, from `url` (its first page) on. */
+  async function feed(url: string): Promise<unknown[]> {
+    const items: unknown[] = [];
+    for (let next = url; ; ) {
+      const page = (await ctx.app.inject({ method: 'GET', url: next, headers: bearer(ctx.key) })).json() as { data: unknown[]; next_since: string };
+      if (page.data.length === 0) return items;
+      items.push(...page.data);
+      next = `${url.split('?')[0]}?since=${encodeURIComponent(page.next_since)}&limit=200`;
+    }
+  }
+
   /** The row with the shortest description among the first keyless page, and an employer with one role. */
   async function picks(): Promise<Picks> {
     const jobs = (await ctx.app.inject({ method: 'GET', url: '/public/jobs?limit=50&include_description=true' })).json() as { data: Array<{ slug: string; description?: string }> };
     const job = jobs.data.filter((j) => j.description).sort((a, b) => a.description!.length - b.description!.length)[0]!;
-    const companies = (await ctx.app.inject({ method: 'GET', url: '/public/companies?limit=50' })).json() as { data: Array<{ slug: string; open_roles?: number }> };
-    const company = companies.data.find((c) => c.open_roles === 1) ?? companies.data.at(-1)!;
-    return { jobSlug: job.slug, companySlug: company.slug };
+    // The directory is ordered by open roles, most first: its last employer has the fewest (the export's example).
+    const companies = await allPages<{ slug: string; open_roles?: number }>((url) => ctx.app.inject({ method: 'GET', url, headers: bearer(ctx.key) }), '/v1/companies?limit=200');
+    const company = companies.filter((c) => (c.open_roles ?? 0) > 0).at(-1)!;
+    return { jobSlug: job.slug, companySlug: company.slug, keyId: ctx.key.id };
   }
 
   it('has one on every operation, recorded from the demo ledger and still what it serves', async () => {
@@ -132,6 +145,12 @@ describe('the examples of the OpenAPI document', () => {
       const res = await send(exchange);
       fresh[id] = { request: `${exchange.method} ${exchange.url}`, ...(exchange.payload === undefined ? {} : { payload: exchange.payload }), status: String(res.statusCode), ...bodyOf(res) };
     }
+    /** Operations whose order follows the import's commits: every item they serve, to find the recorded ones in. */
+    const IMPORT_ORDERED: Record<string, () => Promise<unknown[]>> = {
+      listChanges: () => feed(`/v1/changes?since=${SINCE}&limit=200`),
+      listExpiredJobs: () => feed(`/v1/jobs/expired?since=${SINCE}&limit=200`),
+      listClosedJobs: () => allPages((url) => ctx.app.inject({ method: 'GET', url, headers: bearer(ctx.key) }), '/v1/jobs/closed?limit=200'),
+    };
     if (RECORD) {
       writeFileSync(EXAMPLES_FILE, `${JSON.stringify(fresh, null, 2)}\n`);
       return;
@@ -142,11 +161,19 @@ describe('the examples of the OpenAPI document', () => {
       const now = fresh[id]!;
       expect(stable(was!.request), id).toBe(stable(now.request));
       expect({ status: was!.status, mediaType: was!.mediaType }, id).toEqual({ status: now.status, mediaType: now.mediaType });
+      const all = IMPORT_ORDERED[id];
+      if (all) {
+        // Ordered by when the import committed a row, and the import commits boards concurrently: the
+        // recorded items are items this import serves, not necessarily its first ones.
+        const everything = stable(await all());
+        for (const item of (was!.value as { data: unknown[] }).data) expect(everything, id).toContainEqual(stable(item));
+        continue;
+      }
       expect(stable(was!.value), id).toEqual(stable(now.value));
     }
   }, 120_000);
 
-  it('puts each example in the document, on the response it was answered with', async () => {
+  it.skipIf(RECORD)('puts each example in the document, on the response it was answered with', async () => {
     const doc = (await ctx.app.inject({ method: 'GET', url: '/public/openapi.json' })).json() as {
       paths: Record<string, Record<string, { operationId: string; description?: string; responses: Record<string, { content?: Record<string, { examples?: Record<string, { value?: unknown; externalValue?: string }> }> }> }>>;
     };
@@ -155,8 +182,16 @@ describe('the examples of the OpenAPI document', () => {
       for (const op of Object.values(item)) {
         expect(op.description, `${path} has a description`).toBeTruthy();
         const example = recorded[op.operationId]!;
-        const demo = op.responses[example.status]?.content?.[example.mediaType]?.examples?.demo;
-        expect(demo, `${op.operationId}: example on ${example.status} ${example.mediaType}`).toBeDefined();
+        const examples = op.responses[example.status]?.content?.[example.mediaType]?.examples;
+        const where = `${op.operationId}: example on ${example.status} ${example.mediaType}`;
+        if (example.mediaType === 'application/x-ndjson') {
+          // One example per line of the body.
+          const lines = String(example.value).trim().split('\n').map((line) => JSON.parse(line) as unknown);
+          expect(Object.values(examples ?? {}).map((e) => e.value), where).toEqual(lines);
+          continue;
+        }
+        const demo = examples?.demo;
+        expect(demo, where).toBeDefined();
         if (example.externalValue) expect(demo!.externalValue).toBe(path);
         else expect(demo!.value).toEqual(example.value);
       }

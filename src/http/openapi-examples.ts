@@ -45,6 +45,19 @@ type Json = Record<string, unknown>;
 const SUMMARY = 'Served by the demo ledger (the bundled recorded feeds)';
 
 /**
+ * The Example Objects of one recorded answer. An NDJSON body, whose schema is that of one line, is
+ * shown line by line (`demo-line-1`, ...); any other as one example (`demo`).
+ */
+function mediaExamples(example: RecordedExample): Json {
+  if (example.externalValue !== undefined) return { demo: { summary: `${example.request}: ${SUMMARY}`, externalValue: example.externalValue } };
+  if (example.mediaType === 'application/x-ndjson' && typeof example.value === 'string') {
+    const lines = example.value.split('\n').filter((line) => line.length > 0);
+    return Object.fromEntries(lines.map((line, i) => [`demo-line-${i + 1}`, { summary: `${example.request}: line ${i + 1} of ${lines.length}, ${SUMMARY.toLowerCase()}`, value: JSON.parse(line) as unknown }]));
+  }
+  return { demo: { summary: `${example.request}: ${SUMMARY}`, value: example.value } };
+}
+
+/**
  * Put each operation's recorded example on the response it was answered with (and its payload on the
  * request body): a `transformObject` step of @fastify/swagger. Returns the same document.
  */
@@ -55,8 +68,7 @@ export function documentExamples<T>(document: T, examples: Record<string, Record
       if (!example) continue;
       const media = ((operation.responses as Record<string, Json> | undefined)?.[example.status]?.content as Record<string, Json> | undefined)?.[example.mediaType];
       if (!media) continue;
-      const body = example.externalValue === undefined ? { value: example.value } : { externalValue: example.externalValue };
-      media.examples = { demo: { summary: `${example.request}: ${SUMMARY}`, ...body } };
+      media.examples = mediaExamples(example);
       if (example.payload !== undefined) {
         const request = ((operation.requestBody as Json | undefined)?.content as Record<string, Json> | undefined)?.['application/json'];
         if (request) request.examples = { demo: { summary: `${example.request}: sent to the demo ledger`, value: example.payload } };

@@ -52,8 +52,24 @@ export function openEnumType(schema: SchemaObject): ts.TypeNode | undefined {
   return f.createUnionTypeNode([...values.map((v) => f.createLiteralTypeNode(f.createStringLiteral(v))), anyOther]);
 }
 
+/**
+ * `document` without its media examples: types do not use them, and the bundler openapi-typescript
+ * runs would try to read the document operations' `externalValue` (a URL on the server) as a file.
+ */
+function withoutMediaExamples(document: OpenAPI3): OpenAPI3 {
+  const copy = structuredClone(document);
+  for (const item of Object.values(copy.paths ?? {})) {
+    for (const operation of Object.values(item as Record<string, { responses?: Record<string, { content?: Record<string, { examples?: unknown }> }> }>)) {
+      for (const response of Object.values(operation?.responses ?? {})) {
+        for (const media of Object.values(response?.content ?? {})) delete media.examples;
+      }
+    }
+  }
+  return copy;
+}
+
 /** The TypeScript source `openapi-typescript` makes of `document` (paths, components, operations). */
 export async function generateTypes(document: OpenAPI3): Promise<string> {
-  const ast = await openapiTS(document, { alphabetize: false, exportType: false, transform: openEnumType });
+  const ast = await openapiTS(withoutMediaExamples(document), { alphabetize: false, exportType: false, transform: openEnumType });
   return HEADER + astToString(ast);
 }

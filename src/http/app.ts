@@ -21,7 +21,7 @@ import type { KeylessPageCache } from './keyless-page-cache.ts';
 import { documentBudgetHeaders } from './openapi-headers.ts';
 import { namedSchemaComponents, referenceNamedResponses } from './openapi-components.ts';
 import { documentOpenEnums } from './openapi-open-enums.ts';
-import { documentExamples } from './openapi-examples.ts';
+import { documentExamples, documentOptionalParameterExamples } from './openapi-examples.ts';
 import { requireApiKey } from './plugins/auth.ts';
 import { KeyCache } from '../access/key-cache.ts';
 import type { KeyChangeSignal } from '../store/key-changes.ts';
@@ -247,7 +247,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     transform: referenceNamedResponses,
     transformObject: (document) =>
       'openapiObject' in document
-        ? documentExamples(documentOpenEnums(documentCommaLists(documentBudgetHeaders(documentConditionalRequests(document.openapiObject), keylessLimitExempt))))
+        ? documentOptionalParameterExamples(documentExamples(documentOpenEnums(documentCommaLists(documentBudgetHeaders(documentConditionalRequests(document.openapiObject), keylessLimitExempt)))))
         : document.swaggerObject,
     openapi: {
       openapi: '3.1.0',

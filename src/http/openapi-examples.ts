@@ -77,3 +77,25 @@ export function documentExamples<T>(document: T, examples: Record<string, Record
   }
   return document;
 }
+
+/**
+ * Optional parameters keep their example, as an Example Object marked `x-disabled: true`: Scalar's
+ * extension, by which the /docs page's try-it client lists the example but leaves the parameter out of
+ * the request until the reader ticks it. With a bare `example` it sends every example at once
+ * (`/public/jobs?category=Engineering&status=any&...`, a 403 paid_feature), and an example
+ * `If-None-Match` would even turn the answer into a 304. A `transformObject` step; returns the same
+ * document.
+ */
+export function documentOptionalParameterExamples<T>(document: T): T {
+  const doc = document as Json;
+  const parameters: Json[] = Object.values(((doc.components as Json | undefined)?.parameters ?? {}) as Record<string, Json>);
+  for (const item of Object.values((doc.paths ?? {}) as Record<string, Json>)) {
+    for (const operation of Object.values(item) as Json[]) parameters.push(...((operation?.parameters ?? []) as Json[]));
+  }
+  for (const parameter of parameters) {
+    if (parameter.required === true || parameter.in === 'path' || !('example' in parameter)) continue;
+    parameter.examples = { example: { value: parameter.example, 'x-disabled': true } };
+    delete parameter.example;
+  }
+  return document;
+}

@@ -52,14 +52,30 @@ export function openEnumType(schema: SchemaObject): ts.TypeNode | undefined {
   return f.createUnionTypeNode([...values.map((v) => f.createLiteralTypeNode(f.createStringLiteral(v))), anyOther]);
 }
 
+interface ParameterLike {
+  example?: unknown;
+  examples?: { example?: { value?: unknown } };
+}
+
 /**
- * `document` without its media examples: types do not use them, and the bundler openapi-typescript
- * runs would try to read the document operations' `externalValue` (a URL on the server) as a file.
+ * `document` as the type generator should read it: without media examples (types do not use them,
+ * and the bundler openapi-typescript runs would try to read the document operations' `externalValue`,
+ * a URL on the server, as a file), and with each parameter's one example back as `example` (the
+ * served document wraps it for the /docs page's try-it; openapi-typescript writes `example` as @example).
  */
-function withoutMediaExamples(document: OpenAPI3): OpenAPI3 {
+function forTypes(document: OpenAPI3): OpenAPI3 {
   const copy = structuredClone(document);
+  const unwrap = (parameter: ParameterLike) => {
+    if (parameter.examples?.example && parameter.example === undefined) {
+      parameter.example = parameter.examples.example.value;
+      delete parameter.examples;
+    }
+  };
+  for (const parameter of Object.values((copy.components?.parameters ?? {}) as Record<string, ParameterLike>)) unwrap(parameter);
   for (const item of Object.values(copy.paths ?? {})) {
-    for (const operation of Object.values(item as Record<string, { responses?: Record<string, { content?: Record<string, { examples?: unknown }> }> }>)) {
+    type Operation = { parameters?: ParameterLike[]; responses?: Record<string, { content?: Record<string, { examples?: unknown }> }> };
+    for (const operation of Object.values(item as Record<string, Operation>)) {
+      for (const parameter of operation?.parameters ?? []) unwrap(parameter);
       for (const response of Object.values(operation?.responses ?? {})) {
         for (const media of Object.values(response?.content ?? {})) delete media.examples;
       }
@@ -70,6 +86,6 @@ function withoutMediaExamples(document: OpenAPI3): OpenAPI3 {
 
 /** The TypeScript source `openapi-typescript` makes of `document` (paths, components, operations). */
 export async function generateTypes(document: OpenAPI3): Promise<string> {
-  const ast = await openapiTS(withoutMediaExamples(document), { alphabetize: false, exportType: false, transform: openEnumType });
+  const ast = await openapiTS(forTypes(document), { alphabetize: false, exportType: false, transform: openEnumType });
   return HEADER + astToString(ast);
 }

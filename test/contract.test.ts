@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { useTestApp } from './helpers/app.ts';
+import { buildTestApp, useTestApp } from './helpers/app.ts';
 import { Contract, type OpenApiDocument } from './helpers/contract.ts';
 
 const require = createRequire(import.meta.url);
@@ -17,7 +17,7 @@ const REDOCLY = require.resolve('@redocly/cli/bin/cli.js');
 const ROOT = path.resolve(import.meta.dirname, '..');
 
 type Operation = { operationId?: string; security?: unknown[]; parameters?: Array<{ name: string; in: string }>; responses: Record<string, { content?: Record<string, { schema?: { required?: string[] } }> }> };
-type Doc = OpenApiDocument & { openapi: string; info: { version: string }; paths: Record<string, Record<string, Operation>>; components: { securitySchemes: Record<string, unknown> } };
+type Doc = OpenApiDocument & { openapi: string; servers: Array<{ url: string; description?: string }>; info: { version: string }; paths: Record<string, Record<string, Operation>>; components: { securitySchemes: Record<string, unknown> } };
 
 describe('the OpenAPI contract', () => {
   const ctx = useTestApp({ key: false });
@@ -70,6 +70,48 @@ describe('the OpenAPI contract', () => {
     }
   });
 
+  it('names the server absolutely from JOBLEDGER_SITE_URL when it is set, relatively (/) when not', async () => {
+    expect(doc.servers).toEqual([{ url: '/', description: 'This server' }]);
+    const sited = await buildTestApp(ctx.t, { publicUrl: 'https://jobs.example.org/' });
+    try {
+      const served = (await sited.inject({ method: 'GET', url: '/public/openapi.json' })).json() as Doc;
+      expect(served.servers).toEqual([{ url: 'https://jobs.example.org', description: 'This service (JOBLEDGER_SITE_URL)' }]);
+    } finally {
+      await sited.close();
+    }
+  });
+
+  it('documents the error body and the page envelopes once, as named components every operation refers to', () => {
+    const schemas = (doc.components as unknown as { schemas: Record<string, { required?: string[] }> }).schemas;
+    expect(schemas.Error!.required).toEqual(['error', 'message', 'docs', 'type', 'title', 'status']);
+    expect(schemas.JobPage!.required).toEqual(['data', 'has_more', 'next_cursor']);
+    expect(schemas.JobEnvelope!.required).toEqual(['data', 'description']);
+    expect(schemas.CompanyPage!.required).toEqual(['data', 'has_more', 'limit', 'offset', 'next_cursor']);
+    expect(schemas.CompanyEnvelope!.required).toEqual(['data']);
+    expect(schemas.ChangesPage!.required).toEqual(['count', 'data', 'next_since']);
+    expect(schemas.ExpiredPage!.required).toEqual(['count', 'data', 'next_since']);
+    const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+    const body = (path: string, status: string) => doc.paths[path]!.get!.responses[status]!.content!['application/json']!.schema;
+    for (const path of ['/v1/jobs', '/public/jobs', '/v1/jobs/closed']) expect(body(path, '200'), path).toEqual(ref('JobPage'));
+    for (const path of ['/v1/jobs/{id}', '/public/jobs/{id}']) expect(body(path, '200'), path).toEqual(ref('JobEnvelope'));
+    for (const path of ['/v1/companies', '/public/companies']) expect(body(path, '200'), path).toEqual(ref('CompanyPage'));
+    for (const path of ['/v1/companies/{slug}', '/public/companies/{slug}']) expect(body(path, '200'), path).toEqual(ref('CompanyEnvelope'));
+    expect(body('/v1/changes', '200')).toEqual(ref('ChangesPage'));
+    expect(body('/v1/jobs/expired', '200')).toEqual(ref('ExpiredPage'));
+    // Every 4xx and 5xx body refers to the Error component: see the security test below.
+  });
+
+  it('marks the response enumerations open (x-extensible-enum beside enum), and leaves the parameters closed', () => {
+    const schemas = (doc.components as unknown as { schemas: Record<string, { properties: Record<string, Record<string, unknown>> }> }).schemas;
+    const error = schemas.Error!.properties.error!;
+    expect(error['x-extensible-enum']).toEqual(error.enum);
+    expect(error.enum).toContain('not_found');
+    expect(schemas.Job!.properties.status).toMatchObject({ enum: ['live', 'closed'], 'x-extensible-enum': ['live', 'closed'] });
+    const status = doc.paths['/v1/jobs']!.get!.parameters!.find((p) => p.name === 'status') as unknown as { schema: Record<string, unknown> };
+    expect(status.schema.enum).toEqual(['live', 'closed', 'any']);
+    expect(status.schema['x-extensible-enum']).toBeUndefined();
+  });
+
   it('documents every registered route, and every documented route is registered', () => {
     const registered = ctx.app.registeredRoutes
       // HEAD twins are generated for every GET; OPTIONS * answers CORS preflights.
@@ -119,7 +161,7 @@ describe('the OpenAPI contract', () => {
         if (keyed) expect(Object.keys(op.responses), p).toContain('401');
         for (const [status, response] of Object.entries(op.responses)) {
           if (Number(status) < 400) continue;
-          expect(response.content?.['application/json']?.schema?.required, `${p} ${status}`).toEqual(['error', 'message', 'docs', 'type', 'title', 'status']);
+          expect(response.content?.['application/json']?.schema, `${p} ${status}`).toEqual({ $ref: '#/components/schemas/Error' });
         }
       }
     }

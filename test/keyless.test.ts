@@ -28,7 +28,12 @@ describe('the keyless mirror', () => {
     const results = await Promise.all(
       Array.from({ length: KEYLESS_BURST + 5 }, () => call(direct.app, { remoteAddress: address, headers: { origin: 'https://board.example' } })),
     );
-    expect(results.filter((r) => r.statusCode === 200)).toHaveLength(KEYLESS_BURST);
+    const served = results.filter((r) => r.statusCode === 200);
+    expect(served).toHaveLength(KEYLESS_BURST);
+    // The IETF RateLimit fields state the address's window: the quota, and the requests left counting down.
+    for (const res of results) expect(res.headers['ratelimit-policy']).toBe(`"address";q=${KEYLESS_BURST};w=5`);
+    const left = served.map((res) => /^"address";r=(\d+);t=(\d+)$/.exec(res.headers.ratelimit as string)).map((m) => Number(m![1]));
+    expect(left.sort((a, b) => a - b)).toEqual(Array.from({ length: KEYLESS_BURST }, (_, i) => i));
     const limited = results.filter((r) => r.statusCode === 429);
     expect(limited).toHaveLength(5);
     for (const res of limited) {
@@ -36,9 +41,10 @@ describe('the keyless mirror', () => {
       expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(1);
       expect(Number(res.headers['retry-after'])).toBeLessThanOrEqual(5);
       expect(res.headers['cache-control']).toBe('no-store');
-      // A browser page can read the refusal and when to retry.
+      expect(res.headers.ratelimit).toMatch(/^"address";r=0;t=[1-5]$/);
+      // A browser page can read the refusal, when to retry and the window.
       expect(res.headers['access-control-allow-origin']).toBe('*');
-      expect(res.headers['access-control-expose-headers']).toBe('Retry-After, ETag, X-Ignored-Params, X-Ignored-Params-Did-You-Mean');
+      expect(res.headers['access-control-expose-headers']).toBe('Retry-After, ETag, RateLimit, RateLimit-Policy, X-Ignored-Params, X-Ignored-Params-Did-You-Mean');
     }
     // Another address has its own budget.
     expect((await call(direct.app, { remoteAddress: '198.51.100.11' })).statusCode).toBe(200);

@@ -14,7 +14,7 @@ import { windowCounter, type CounterStore, type WindowCounter } from './counters
 /** Requests per window and per address, by default. */
 export const KEYLESS_BURST = 10;
 /** Window length in seconds: {@link KEYLESS_BURST} / 5 s = 2 requests per second on average. */
-const KEYLESS_WINDOW_SECONDS = 5;
+export const KEYLESS_WINDOW_SECONDS = 5;
 
 /** The counting key of a client address: IPv4 as is, IPv6 by its /64, IPv4-mapped IPv6 as IPv4. */
 export function clientKey(address: string): string {
@@ -33,6 +33,12 @@ export interface KeylessVerdict {
   allowed: boolean;
   /** Seconds until the address's window resets (the 429's Retry-After). */
   retryAfterSeconds: number;
+  /**
+   * The address's window as the IETF `RateLimit` fields state it (http/rate-limit-fields.ts):
+   * requests per window, requests left in it (0 once refused), whole seconds until it resets.
+   * Absent when the limit is off (`JOBLEDGER_KEYLESS_BURST=0`).
+   */
+  window?: { limit: number; windowSeconds: number; remaining: number; resetSeconds: number };
 }
 
 export class KeylessLimiter {
@@ -49,6 +55,11 @@ export class KeylessLimiter {
   async take(address: string): Promise<KeylessVerdict> {
     if (this.#burst === 0) return { allowed: true, retryAfterSeconds: 0 };
     const hit = await this.#counter.hit(clientKey(address));
-    return { allowed: hit.count <= this.#burst, retryAfterSeconds: Math.max(1, Math.ceil(hit.msBeforeReset / 1000)) };
+    const resetSeconds = Math.max(1, Math.ceil(hit.msBeforeReset / 1000));
+    return {
+      allowed: hit.count <= this.#burst,
+      retryAfterSeconds: resetSeconds,
+      window: { limit: this.#burst, windowSeconds: KEYLESS_WINDOW_SECONDS, remaining: Math.max(0, this.#burst - hit.count), resetSeconds },
+    };
   }
 }

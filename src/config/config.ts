@@ -106,7 +106,7 @@ export const ConfigSchema = Type.Object({
   /** The website: sign-in, e-mail, human verification (docs/website.md). */
   site: Type.Object({
     /** Absolute base of links in e-mails; https makes the session cookie Secure. Unset: http://localhost:<PORT>. */
-    url: Setting.optionalText('JOBLEDGER_SITE_URL', { pattern: '^https?://[^\\s]+$', mustBe: 'an absolute http(s) URL' }, 'Public base URL of the website, used for the links in e-mails (https makes the session cookie Secure). Unset: http://localhost:<PORT>.'),
+    url: Setting.optionalText('JOBLEDGER_SITE_URL', { pattern: '^https?://[^\\s]+$', mustBe: 'an absolute http(s) URL' }, 'Public base URL of the website, used for the links in e-mails (https makes the session cookie Secure) and as the OpenAPI document\'s `servers` URL. Unset: http://localhost:<PORT> for links, `/` (relative) in the document.'),
     smtpUrl: Setting.optionalText('JOBLEDGER_SMTP_URL', { pattern: '^smtps?://', mustBe: 'an smtp:// or smtps:// URL', secret: true }, 'SMTP server for e-mail (smtp://user:pass@host:587 or smtps://...). Unset: messages are written to <JOBLEDGER_DATA_DIR>/outbox and sign-in links are printed in the log.'),
     mailFrom: Setting.text('JOBLEDGER_MAIL_FROM', 'jobledger <no-reply@localhost>', 'From address of every e-mail the website sends.'),
     operatorEmail: Setting.optionalText('JOBLEDGER_OPERATOR_EMAIL', { pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$', mustBe: 'an e-mail address' }, 'Address that receives contact form messages. Unset: messages are only stored (table contact_messages).'),

@@ -47,16 +47,19 @@ export const CompanySchema = Type.Object(
 export type Company = Static<typeof CompanySchema>;
 
 /** `{ data: Company }` (spec: single-row endpoints wrap the object). */
-export const CompanyEnvelopeSchema = Type.Object({ data: CompanySchema });
+export const CompanyEnvelopeSchema = Type.Object({ data: CompanySchema }, { $id: 'CompanyEnvelope', description: 'One company, wrapped in data.' });
 
 /** The Company page (spec: Resources › Company page). */
-export const CompanyPageSchema = Type.Object({
-  data: Type.Array(CompanySchema),
-  has_more: Type.Boolean(),
-  limit: Type.Integer({ minimum: 1, description: 'Page size after clamping.' }),
-  offset: Type.Integer({ minimum: 0, description: 'Position of the first row of this page in the whole ordering.' }),
-  next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Opaque; pass back verbatim as cursor. Null on the last page.' }),
-});
+export const CompanyPageSchema = Type.Object(
+  {
+    data: Type.Array(CompanySchema),
+    has_more: Type.Boolean(),
+    limit: Type.Integer({ minimum: 1, description: 'Page size after clamping.' }),
+    offset: Type.Integer({ minimum: 0, description: 'Position of the first row of this page in the whole ordering.' }),
+    next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Opaque; pass back verbatim as cursor. Null on the last page.' }),
+  },
+  { $id: 'CompanyPage', description: 'A page of the employer directory, paged by offset or cursor.' },
+);
 export type CompanyPage = Static<typeof CompanyPageSchema>;
 
 /** Largest `offset` (spec: GET /v1/companies, "0 to 100000"). */

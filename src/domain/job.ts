@@ -116,28 +116,34 @@ export type Job = Static<typeof JobSchema>;
  * `data.description` at the top level (null when the row has none) because the original service's
  * published clients read `body.description` (issue 19, compatibility).
  */
-export const JobEnvelopeSchema = Type.Object({
-  data: JobSchema,
-  description: Nullable(Type.String(), 'The same sanitized HTML as data.description, repeated for the original clients; null when the row has no description.'),
-});
+export const JobEnvelopeSchema = Type.Object(
+  {
+    data: JobSchema,
+    description: Nullable(Type.String(), 'The same sanitized HTML as data.description, repeated for the original clients; null when the row has no description.'),
+  },
+  { $id: 'JobEnvelope', description: 'One job row (description included), wrapped in data; description repeated at the top level.' },
+);
 export type JobEnvelope = Static<typeof JobEnvelopeSchema>;
 
 /** A page of jobs (spec: Resources › Job page). */
-export const JobPageSchema = Type.Object({
-  data: Type.Array(JobSchema),
-  has_more: Type.Boolean(),
-  next_cursor: Nullable(Type.String(), 'Opaque; pass back verbatim, URL-encoded. Null on the last page.'),
-  completeness: Type.Optional(
-    Type.Object(
-      Object.fromEntries(REQUIRABLE_FIELDS.map((k) => [k, Type.Optional(Type.Integer({ minimum: 0 }))])) as Record<
-        (typeof REQUIRABLE_FIELDS)[number],
-        ReturnType<typeof Type.Optional<ReturnType<typeof Type.Integer>>>
-      >,
-      {
-        description:
-          'Only when require_fields was sent: for each named field (the key), how many live rows across the whole ledger have it `published` in field_sources. From the facet snapshot (see /v1/meta/facets measured_at).',
-      },
+export const JobPageSchema = Type.Object(
+  {
+    data: Type.Array(JobSchema),
+    has_more: Type.Boolean(),
+    next_cursor: Nullable(Type.String(), 'Opaque; pass back verbatim, URL-encoded. Null on the last page.'),
+    completeness: Type.Optional(
+      Type.Object(
+        Object.fromEntries(REQUIRABLE_FIELDS.map((k) => [k, Type.Optional(Type.Integer({ minimum: 0 }))])) as Record<
+          (typeof REQUIRABLE_FIELDS)[number],
+          ReturnType<typeof Type.Optional<ReturnType<typeof Type.Integer>>>
+        >,
+        {
+          description:
+            'Only when require_fields was sent: for each named field (the key), how many live rows across the whole ledger have it `published` in field_sources. From the facet snapshot (see /v1/meta/facets measured_at).',
+        },
+      ),
     ),
-  ),
-});
+  },
+  { $id: 'JobPage', description: 'A page of job rows in its operation\'s order; next_cursor pages on (null on the last page, and always null on the keyless surface).' },
+);
 export type JobPage = Static<typeof JobPageSchema>;

@@ -19,6 +19,9 @@ import { clientErrorHandler, errorHandler, frameworkErrorHandler, MAX_HEADER_BYT
 import { documentConditionalRequests, installConditionalRequests } from './conditional.ts';
 import type { KeylessPageCache } from './keyless-page-cache.ts';
 import { documentBudgetHeaders } from './openapi-headers.ts';
+import { namedSchemaComponents, referenceNamedResponses } from './openapi-components.ts';
+import { documentOpenEnums } from './openapi-open-enums.ts';
+import { documentExamples, documentOptionalParameterExamples } from './openapi-examples.ts';
 import { requireApiKey } from './plugins/auth.ts';
 import { KeyCache } from '../access/key-cache.ts';
 import type { KeyChangeSignal } from '../store/key-changes.ts';
@@ -88,6 +91,12 @@ export interface AppOptions {
    * keyed request reads its key from the database.
    */
   keyChanges?: KeyChangeSignal;
+  /**
+   * The service's public base URL (`JOBLEDGER_SITE_URL`), the OpenAPI document's `servers` entry, so a
+   * client generated from the document, or the /docs page's try-it, knows where to call. Absent: `/`,
+   * the origin the document was fetched from.
+   */
+  publicUrl?: string;
 }
 
 /** One registered route: method and URL pattern (`:param` syntax), and its query contract if it has one. */
@@ -191,10 +200,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // part of the data API"): they are registered while this is set, and left out, except billing's
   // checkout, which is in the document whether or not the website is mounted (site.ts inContract).
   let registeringWebsite = false;
+  // "METHOD /path/{param}" of the routes the keyless limit skips: their documented responses carry no
+  // keyless RateLimit fields (openapi-headers.ts).
+  const keylessLimitExempt = new Set<string>();
   app.addHook('onRoute', (route) => {
     if (registeringWebsite && !inContract(route)) return;
-    const query = (route.config as { query?: RegisteredRoute['query'] } | undefined)?.query;
-    for (const method of [route.method].flat()) registeredRoutes.push({ method: String(method), url: route.url, ...(query ? { query } : {}) });
+    const config = route.config as { query?: RegisteredRoute['query']; keylessLimit?: boolean } | undefined;
+    const query = config?.query;
+    for (const method of [route.method].flat()) {
+      registeredRoutes.push({ method: String(method), url: route.url, ...(query ? { query } : {}) });
+      if (config?.keylessLimit === false) keylessLimitExempt.add(`${String(method)} ${route.url.replace(/:([A-Za-z_]+)/g, '{$1}')}`);
+    }
   });
   app.decorate('registeredRoutes', registeredRoutes);
 
@@ -228,7 +244,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   await app.register(swagger, {
-    transformObject: (document) => ('openapiObject' in document ? documentCommaLists(documentBudgetHeaders(documentConditionalRequests(document.openapiObject))) : document.swaggerObject),
+    transform: referenceNamedResponses,
+    transformObject: (document) =>
+      'openapiObject' in document
+        ? documentOptionalParameterExamples(documentExamples(documentOpenEnums(documentCommaLists(documentBudgetHeaders(documentConditionalRequests(document.openapiObject), keylessLimitExempt)))))
+        : document.swaggerObject,
     openapi: {
       openapi: '3.1.0',
       info: {
@@ -237,8 +257,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         version: contractVersion,
         license: { name: 'MIT', identifier: 'MIT' },
       },
-      servers: [{ url: '/', description: 'This server' }],
-      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API_KEY> (also bearer/BEARER, or the bare key).' } } },
+      servers: [options.publicUrl ? { url: options.publicUrl.replace(/\/+$/, ''), description: 'This service (JOBLEDGER_SITE_URL)' } : { url: '/', description: 'This server' }],
+      components: {
+        // A getter: the plugin reads it at each rendering (JSON and YAML are rendered apart) and rewrites
+        // what it gets in place, so each rendering needs its own copies (openapi-components.ts).
+        get schemas() {
+          return namedSchemaComponents();
+        },
+        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API_KEY> (also bearer/BEARER, or the bare key).' } },
+      },
       tags: [
         { name: 'jobs', description: 'Keyed job listings' },
         { name: 'account', description: 'The calling key' },
@@ -252,7 +279,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         { name: 'mcp', description: 'Model Context Protocol server for AI agents (docs/mcp.md)' },
       ],
     },
-    // Shared schemas keep their $id as their component name (Job, Company, Error).
+    // Shared schemas keep their $id as their component name (Job, Company, FieldSources...).
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
   });
 
@@ -265,7 +292,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       const preflight = request.method !== 'OPTIONS' || (request.headers.origin !== undefined && request.headers['access-control-request-method'] !== undefined);
       const open = (request.url ?? '').startsWith('/public/') && preflight;
       // Browsers may read Retry-After of a keyless 429 (not a CORS-safelisted header).
-      callback(null, { origin: open ? '*' : false, methods: ['GET', 'HEAD', 'OPTIONS'], exposedHeaders: open ? ['Retry-After', 'ETag', IGNORED_PARAMS_HEADER, DID_YOU_MEAN_HEADER] : undefined });
+      callback(null, { origin: open ? '*' : false, methods: ['GET', 'HEAD', 'OPTIONS'], exposedHeaders: open ? ['Retry-After', 'ETag', 'RateLimit', 'RateLimit-Policy', IGNORED_PARAMS_HEADER, DID_YOU_MEAN_HEADER] : undefined });
     },
   });
   // Keyless limit and Cache-Control apply by path, to every /public route whoever registers it. After

@@ -4,10 +4,12 @@
  * so they are added to the rendered OpenAPI document here, once, for every operation: the six
  * `X-RateLimit-*` headers and `X-SVC-Country-Lock` on every keyed response but the 401, `Retry-After`
  * on every 429; `X-Ignored-Params` and its did-you-mean on every data API response (issue 19,
- * `plugins/ignored-params.ts`).
+ * `plugins/ignored-params.ts`); the keyless `RateLimit` and `RateLimit-Policy` (the per-address
+ * window, `plugins/keyless-access.ts`) on every `/public` response but those of routes exempt from
+ * the keyless limit.
  */
 
-import { RATE_LIMIT_FIELD_HEADERS } from './rate-limit-fields.ts';
+import { KEYLESS_RATE_LIMIT_FIELD_HEADERS, RATE_LIMIT_FIELD_HEADERS } from './rate-limit-fields.ts';
 
 type Json = Record<string, unknown>;
 
@@ -38,20 +40,29 @@ function ref(name: string): Json {
   return { $ref: `#/components/headers/${name}` };
 }
 
-/** Add the budget headers to an OpenAPI document (a `transformObject` of @fastify/swagger). */
-export function documentBudgetHeaders<T>(document: T): T {
+/**
+ * Add the budget headers to an OpenAPI document (a `transformObject` of @fastify/swagger).
+ * @param keylessLimitExempt "METHOD /path" (OpenAPI path template) of the /public operations the
+ *   keyless limit skips (`config: { keylessLimit: false }`): they get no keyless RateLimit fields.
+ */
+export function documentBudgetHeaders<T>(document: T, keylessLimitExempt: ReadonlySet<string> = new Set()): T {
   const doc = document as Json;
   const components = ((doc.components ??= {}) as Json);
-  components.headers = { ...(components.headers as Json | undefined), ...BUDGET_HEADERS, ...IGNORED_HEADERS, 'Retry-After': RETRY_AFTER };
+  const keylessComponents = Object.fromEntries(Object.entries(KEYLESS_RATE_LIMIT_FIELD_HEADERS).map(([name, h]) => [name, h.object]));
+  components.headers = { ...(components.headers as Json | undefined), ...BUDGET_HEADERS, ...keylessComponents, ...IGNORED_HEADERS, 'Retry-After': RETRY_AFTER };
   for (const [path, item] of Object.entries((doc.paths ?? {}) as Record<string, Json>)) {
-    for (const operation of Object.values(item) as Json[]) {
+    for (const [method, operation] of Object.entries(item) as Array<[string, Json]>) {
       const responses = operation?.responses as Record<string, Json> | undefined;
+      const keylessLimited = path.startsWith('/public/') && !keylessLimitExempt.has(`${method.toUpperCase()} ${path}`);
       if (!responses) continue;
       for (const [status, response] of Object.entries(responses)) {
         const headers = ((response.headers ??= {}) as Json);
         if (status === '429') headers['Retry-After'] = ref('Retry-After');
         if (path.startsWith('/v1/') && Array.isArray(operation.security) && status !== '401') {
           for (const name of Object.keys(BUDGET_HEADERS)) headers[name] = ref(name);
+        }
+        if (keylessLimited) {
+          for (const [name, h] of Object.entries(KEYLESS_RATE_LIMIT_FIELD_HEADERS)) headers[h.header] = ref(name);
         }
         if (path.startsWith('/v1/') || path.startsWith('/public/')) {
           for (const name of Object.keys(IGNORED_HEADERS)) headers[name] = ref(name);

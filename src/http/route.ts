@@ -17,7 +17,8 @@ export interface RouteSpec<C, R, Params extends TObject | undefined> {
   operationId: string;
   tags: string[];
   summary: string;
-  description?: string;
+  /** What the operation does, its cost and its refusals, in the OpenAPI document (issue 19: every operation has one). */
+  description: string;
   security: Array<Record<string, string[]>>;
   /** Path parameters (strings). */
   params?: Params;
@@ -62,7 +63,7 @@ export function serveRoute<C, R, Params extends TObject | undefined>(
       operationId: route.operationId,
       tags: route.tags,
       summary: route.summary,
-      ...(route.description === undefined ? {} : { description: route.description }),
+      description: route.description,
       security: route.security,
       ...(route.params === undefined ? {} : { params: route.params }),
       querystring: route.query.schema,
@@ -88,6 +89,8 @@ export interface PlainRoute<Body extends TSchema> {
   operationId: string;
   tags: string[];
   summary: string;
+  /** What the operation answers, in the OpenAPI document. */
+  description: string;
   /** `keyed`: bearer security, and 401 among its errors; `keyless`: no security. */
   surface: 'keyed' | 'keyless';
   body: Body;
@@ -107,7 +110,7 @@ export function servePlainRoute<Body extends TSchema>(
   app.route({
     method: 'GET',
     url: route.url,
-    schema: { operationId: route.operationId, tags: route.tags, summary: route.summary, security: keyed ? [{ bearerAuth: [] }] : [], response },
+    schema: { operationId: route.operationId, tags: route.tags, summary: route.summary, description: route.description, security: keyed ? [{ bearerAuth: [] }] : [], response },
     handler: async (request) => handler(request),
   });
 }

@@ -97,6 +97,8 @@ export async function serve(options: ServeOptions): Promise<void> {
       requestCounters,
       trustProxyHops: config.trustProxyHops,
       keylessBurst: config.keylessBurst,
+      // The OpenAPI document's `servers`: absolute when the operator states the public URL.
+      publicUrl: config.site.url,
       // `/public/jobs` answers kept as bytes per query, invalidated by the change feed (issue 22).
       keylessPageCache: new KeylessPageCache(),
       reports,

@@ -38,6 +38,8 @@ export interface TestAppOptions {
    * /public freely from one loopback address; the limit itself is tested with the production default.
    */
   keylessBurst?: number;
+  /** The public base URL (JOBLEDGER_SITE_URL) the OpenAPI document names in `servers`. */
+  publicUrl?: string;
   log?: Logger;
   /** Validate every `app.inject` response against the served OpenAPI document (default true). */
   contract?: boolean;
@@ -89,6 +91,7 @@ export async function buildTestApp(t: TestDatabase, options: TestAppOptions = {}
     site: options.site,
     keyChanges: options.keyChanges,
     keylessPageCache: options.keylessPageCache,
+    publicUrl: options.publicUrl,
   });
   if (options.contract !== false) validatingInject(app);
   if (redis) {

@@ -8,7 +8,8 @@
  * for it. Repository tooling only: the published package ships the generated file, not this script.
  */
 import { fileURLToPath } from 'node:url';
-import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
+import openapiTS, { astToString, type OpenAPI3, type SchemaObject } from 'openapi-typescript';
+import ts from 'typescript';
 import pino from 'pino';
 import { buildApp } from '../../../src/http/app.ts';
 import { connect } from '../../../src/store/database.ts';
@@ -37,8 +38,54 @@ export async function liveDocument(): Promise<OpenAPI3> {
   }
 }
 
+/**
+ * The type of an open enumeration (`x-extensible-enum`, src/http/openapi-open-enums.ts): its known
+ * values as literals, plus `string & {}`, which accepts any other string while editors still offer the
+ * known ones. A closed union would make a value added later a type error in a client built today.
+ * Undefined for any other schema (openapi-typescript's own rendering).
+ */
+export function openEnumType(schema: SchemaObject): ts.TypeNode | undefined {
+  const values = (schema as { 'x-extensible-enum'?: unknown })['x-extensible-enum'];
+  if (!Array.isArray(values) || !values.every((v): v is string => typeof v === 'string')) return undefined;
+  const f = ts.factory;
+  const anyOther = f.createParenthesizedType(f.createIntersectionTypeNode([f.createKeywordTypeNode(ts.SyntaxKind.StringKeyword), f.createTypeLiteralNode([])]));
+  return f.createUnionTypeNode([...values.map((v) => f.createLiteralTypeNode(f.createStringLiteral(v))), anyOther]);
+}
+
+interface ParameterLike {
+  example?: unknown;
+  examples?: { example?: { value?: unknown } };
+}
+
+/**
+ * `document` as the type generator should read it: without media examples (types do not use them,
+ * and the bundler openapi-typescript runs would try to read the document operations' `externalValue`,
+ * a URL on the server, as a file), and with each parameter's one example back as `example` (the
+ * served document wraps it for the /docs page's try-it; openapi-typescript writes `example` as @example).
+ */
+function forTypes(document: OpenAPI3): OpenAPI3 {
+  const copy = structuredClone(document);
+  const unwrap = (parameter: ParameterLike) => {
+    if (parameter.examples?.example && parameter.example === undefined) {
+      parameter.example = parameter.examples.example.value;
+      delete parameter.examples;
+    }
+  };
+  for (const parameter of Object.values((copy.components?.parameters ?? {}) as Record<string, ParameterLike>)) unwrap(parameter);
+  for (const item of Object.values(copy.paths ?? {})) {
+    type Operation = { parameters?: ParameterLike[]; responses?: Record<string, { content?: Record<string, { examples?: unknown }> }> };
+    for (const operation of Object.values(item as Record<string, Operation>)) {
+      for (const parameter of operation?.parameters ?? []) unwrap(parameter);
+      for (const response of Object.values(operation?.responses ?? {})) {
+        for (const media of Object.values(response?.content ?? {})) delete media.examples;
+      }
+    }
+  }
+  return copy;
+}
+
 /** The TypeScript source `openapi-typescript` makes of `document` (paths, components, operations). */
 export async function generateTypes(document: OpenAPI3): Promise<string> {
-  const ast = await openapiTS(document, { alphabetize: false, exportType: false });
+  const ast = await openapiTS(forTypes(document), { alphabetize: false, exportType: false, transform: openEnumType });
   return HEADER + astToString(ast);
 }

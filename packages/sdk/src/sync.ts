@@ -42,9 +42,11 @@ export async function sync(client: JobledgerClient, copy: LocalCopy, options: Fe
         summary.upserted++;
       }
     } else if (item.change === 'delisted' || item.change === 'withdrawn') {
-      await copy.remove(item.id, item.change);
+      // The change kinds are an open enumeration (its type admits any string): narrowed by hand.
+      await copy.remove(item.id, item.change === 'delisted' ? 'delisted' : 'withdrawn');
       summary.removed++;
     }
+    // A kind this version does not know (the enumeration is open) changes nothing here.
   }
   return summary;
 }

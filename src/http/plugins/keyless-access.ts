@@ -4,7 +4,8 @@
  * 404s under `/public` too — is limited and cached by the one table below.
  *
  * - onRequest: about 2 requests per second per client address (`src/access/keyless-limit.ts`); over
- *   it, 429 `rate_limited` with `Retry-After`. CORS preflights (OPTIONS) are not counted. The client
+ *   it, 429 `rate_limited` with `Retry-After`. Every limited response, the 429 included, states the
+ *   address's window in the IETF `RateLimit` and `RateLimit-Policy` fields (http/rate-limit-fields.ts). CORS preflights (OPTIONS) are not counted. The client
  *   address is the socket's unless the operator trusts N proxy hops (`JOBLEDGER_TRUST_PROXY_HOPS`),
  *   so a forged `X-Forwarded-For` changes nothing. A route registered with
  *   `config: { keylessLimit: false }` is exempt (the payment provider's webhook, guarded by its signature).
@@ -14,6 +15,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { KeylessLimiter } from '../../access/keyless-limit.ts';
 import { ApiError } from '../../domain/errors.ts';
+import { keylessRateLimitFields } from '../rate-limit-fields.ts';
 
 /**
  * Cache lifetime in seconds of each keyless endpoint, exactly the spec's "Keyless endpoints" table;
@@ -68,18 +70,20 @@ function onKeylessSurface(request: FastifyRequest): boolean {
 
 /** Add the keyless limit and Cache-Control hooks to the root app (before any route is registered). */
 export function installKeylessAccess(app: FastifyInstance, limiter: KeylessLimiter): void {
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     if (request.method === 'OPTIONS' || !onKeylessSurface(request)) return;
     // A route may opt out (`config: { keylessLimit: false }`): the payment provider's signed webhook.
     if ((request.routeOptions.config as { keylessLimit?: boolean } | undefined)?.keylessLimit === false) return;
     const verdict = await limiter.take(request.ip);
+    const fields = keylessRateLimitFields(verdict);
     if (!verdict.allowed) {
       throw new ApiError(
         'rate_limited',
         `Too many keyless requests from this address (about 2 per second are allowed); retry after ${verdict.retryAfterSeconds} seconds, or use /v1 with an API key.`,
-        { headers: { 'Retry-After': String(verdict.retryAfterSeconds) } },
+        { headers: { 'Retry-After': String(verdict.retryAfterSeconds), ...fields } },
       );
     }
+    if (fields) reply.headers(fields);
   });
 
   app.addHook('onSend', async (request, reply, payload) => {

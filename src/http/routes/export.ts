@@ -35,6 +35,7 @@ export function exportRoutes(ctx: AppContext) {
         content: { 'application/x-ndjson': { schema: ExportLineSchema } },
       },
       403: Type.Object(ErrorSchema.properties, {
+        $id: 'Error',
         description: 'upgrade_required: the plan lacks bulk_export.',
         headers: { 'X-SVC-Required-Feature': { type: 'string', description: 'The missing entitlement: bulk_export.' } },
       }),

@@ -49,6 +49,8 @@ export function keyedJobRoutes(ctx: AppContext) {
     operationId: 'listJobs',
     tags: ['jobs'],
     summary: 'Live listings, newest first, keyset-paged',
+    description:
+      'Live employer-direct rows matching the shared filters, ordered by posted_at (newest first, nulls last), then id. Page on with cursor=next_cursor until it is null. Each row served costs one record of the monthly allowance; a page is cut to the records left (402 record_quota_exhausted when none are). status, quality and include_poster_type widen the scope (paid surface).',
     security: [{ bearerAuth: [] }],
     query: keyedJobsQuery,
     context: (request) => listingContextOf(ctx, request, 'keyed'),
@@ -59,6 +61,8 @@ export function keyedJobRoutes(ctx: AppContext) {
     operationId: 'getJob',
     tags: ['jobs'],
     summary: 'One listing by uuid or slug, description included',
+    description:
+      'One row by its id or slug, with its sanitized HTML description (also repeated at the top level for the original clients). Costs one record when found. A closed row answers 404 unless include_closed=true; a country-locked key sees its country only.',
     security: [{ bearerAuth: [] }],
     params: JobIdParams,
     query: jobQuery,
@@ -98,6 +102,8 @@ export function keylessJobRoutes(ctx: AppContext) {
     operationId: 'listPublicJobs',
     tags: ['public'],
     summary: 'Keyless listings: at most 50 rows, no paging',
+    description:
+      'The first page of /v1/jobs without a key: the same rows, filters and provenance, at most 50 rows, never a next page (next_cursor is always null; a cursor is 402 key_required_to_page). Cached for 5 minutes, CORS open, limited per client address (RateLimit fields).',
     security: [],
     query: keylessJobsQuery,
     context: (request) => listingContextOf(ctx, request, 'keyless'),
@@ -131,6 +137,7 @@ export function keylessJobRoutes(ctx: AppContext) {
           operationId: 'getPublicJob',
           tags: ['public'],
           summary: 'One live listing by uuid or slug, description included',
+          description: 'One live row by its id or slug, without a key, with its sanitized HTML description (also at the top level). A closed or unknown row answers 404. Cached for 10 minutes.',
           security: [],
           params: JobIdParams,
           response: { 200: JobEnvelopeSchema, ...errorResponses(400, 404, 429, 500, 503) },

@@ -39,7 +39,15 @@ export function meRoutes(clock: Clock) {
   return async (app: FastifyInstance) => {
     servePlainRoute(
       app,
-      { url: '/me', operationId: 'getMe', tags: ['account'], summary: 'The calling key: plan, limits and requests today; costs no records', surface: 'keyed', body: MeResponse },
+      {
+        url: '/me',
+        operationId: 'getMe',
+        tags: ['account'],
+        summary: 'The calling key: plan, limits and requests today; costs no records',
+        description: "The calling key's plan, its request and record limits with what is used of them, its entitlements and when it renews or expires. Costs a request, no records.",
+        surface: 'keyed',
+        body: MeResponse,
+      },
       async (request): Promise<Static<typeof MeResponse>> => {
         const { key, plan } = request.apiKey!;
         const access = request.keyedAccess!;

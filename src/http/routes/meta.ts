@@ -84,15 +84,33 @@ function providersBody(snapshot: Snapshot<LedgerFacets>): Static<typeof Provider
 
 /** The two meta answers, each served on both surfaces: keyed under `/v1/meta/`, keyless under `/public/`. */
 const META_ANSWERS = [
-  { path: 'facets', body: FacetsSchema, of: facetsBody, keyed: 'getFacets', keyless: 'getPublicFacets', summary: 'Every controlled vocabulary with live-row counts' },
-  { path: 'providers', body: ProvidersSchema, of: providersBody, keyed: 'getProviders', keyless: 'getPublicProviders', summary: 'Every redistributable provider with row counts and description coverage' },
+  {
+    path: 'facets',
+    body: FacetsSchema,
+    of: facetsBody,
+    keyed: 'getFacets',
+    keyless: 'getPublicFacets',
+    summary: 'Every controlled vocabulary with live-row counts',
+    description:
+      'Every value each filter of /v1/jobs accepts (closed vocabularies in full, zero counts included; countries and cities as live rows carry them), with live-row counts and the parameter each group is sent to. Counts come from a snapshot re-measured every few minutes (measured_at); costs no records.',
+  },
+  {
+    path: 'providers',
+    body: ProvidersSchema,
+    of: providersBody,
+    keyed: 'getProviders',
+    keyless: 'getPublicProviders',
+    summary: 'Every redistributable provider with row counts and description coverage',
+    description:
+      'Every provider whose rows are served (the values of source and of the provider filter), with live rows, rows with a description and their share, and its source type. From the same snapshot as the facets (measured_at); costs no records.',
+  },
 ] as const;
 
 /** `/v1/meta/facets` and `/v1/meta/providers`; register inside the authenticated scope. */
 export function keyedMetaRoutes(ctx: AppContext) {
   return async (app: FastifyInstance) => {
     for (const m of META_ANSWERS) {
-      servePlainRoute(app, { url: `/meta/${m.path}`, operationId: m.keyed, tags: ['meta'], summary: m.summary, surface: 'keyed', body: m.body }, async () => m.of(await ctx.facets.get()));
+      servePlainRoute(app, { url: `/meta/${m.path}`, operationId: m.keyed, tags: ['meta'], summary: m.summary, description: m.description, surface: 'keyed', body: m.body }, async () => m.of(await ctx.facets.get()));
     }
   };
 }
@@ -102,7 +120,7 @@ export function keylessMetaRoutes(ctx: AppContext) {
   return async (app: FastifyInstance) => {
     // Cache-Control comes from the keyless table (plugins/keyless-access.ts).
     for (const m of META_ANSWERS) {
-      servePlainRoute(app, { url: `/${m.path}`, operationId: m.keyless, tags: ['public'], summary: `${m.summary} (keyless)`, surface: 'keyless', body: m.body }, async () => m.of(await ctx.facets.get()));
+      servePlainRoute(app, { url: `/${m.path}`, operationId: m.keyless, tags: ['public'], summary: `${m.summary} (keyless)`, description: m.description, surface: 'keyless', body: m.body }, async () => m.of(await ctx.facets.get()));
     }
   };
 }

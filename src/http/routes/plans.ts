@@ -27,7 +27,15 @@ export function planRoutes(ctx: AppContext) {
   return async (app: FastifyInstance) => {
     servePlainRoute(
       app,
-      { url: '/plans', operationId: 'listPlans', tags: ['public'], summary: 'Purchasable plans with their prices, allowances and entitlements', surface: 'keyless', body: PlansResponse },
+      {
+        url: '/plans',
+        operationId: 'listPlans',
+        tags: ['public'],
+        summary: 'Purchasable plans with their prices, allowances and entitlements',
+        description: 'Every plan on sale: price per month, records per month, requests per day and minute, largest page and the entitlements (delta_feed, bulk_export) it includes. Plans are data: this is the live list.',
+        surface: 'keyless',
+        body: PlansResponse,
+      },
       async (): Promise<Static<typeof PlansResponse>> => {
         const plans = await listPurchasablePlans(ctx.db);
         return {

@@ -30,18 +30,62 @@ export function keyedReportRoutes(ctx: AppContext) {
     // A report's body is its snapshot's data, checked against the schema as it is sent.
     servePlainRoute<TSchema>(
       app,
-      { url: '/meta/freshness', operationId: 'getFreshness', tags: ['meta'], summary: 'Freshness and coverage report (costs no records)', surface: 'keyed', body: FreshnessReportSchema },
+      {
+        url: '/meta/freshness',
+        operationId: 'getFreshness',
+        tags: ['meta'],
+         summary: 'Freshness and coverage report (costs no records)',
+        description: 'How fresh the ledger is (verification ages of live rows, crawl health) and what it covers, from the report snapshot refreshed every few minutes. The same body as /public/freshness; costs no records.',
+        surface: 'keyed',
+        body: FreshnessReportSchema,
+      },
       async () => body(ctx.reports, 'freshness'),
     );
   };
 }
 
-const PUBLIC_REPORTS: ReadonlyArray<{ path: string; name: ReportName; operationId: string; summary: string; schema: TSchema }> = [
-  { path: '/freshness', name: 'freshness', operationId: 'getPublicFreshness', summary: 'Freshness report', schema: FreshnessReportSchema },
-  { path: '/coverage', name: 'coverage', operationId: 'getCoverage', summary: 'Canonical coverage report', schema: CoverageReportSchema },
-  { path: '/coverage/countries', name: 'coverage_countries', operationId: 'getCoverageCountries', summary: 'Coverage per country', schema: CountriesReportSchema },
-  { path: '/coverage/employers', name: 'coverage_employers', operationId: 'getCoverageEmployers', summary: 'Coverage per employer', schema: EmployersReportSchema },
-  { path: '/stats', name: 'stats', operationId: 'getStats', summary: 'Summary of what /v1/jobs serves, with its own definitions', schema: StatsReportSchema },
+const SNAPSHOT = 'Read from the report snapshot (refreshed every few minutes; the body says when it was measured), cached by the keyless table.';
+const PUBLIC_REPORTS: ReadonlyArray<{ path: string; name: ReportName; operationId: string; summary: string; description: string; schema: TSchema }> = [
+  {
+    path: '/freshness',
+    name: 'freshness',
+    operationId: 'getPublicFreshness',
+    summary: 'Freshness report',
+    description: `How fresh the ledger is: verification ages of live rows and crawl health. The same body as /v1/meta/freshness. ${SNAPSHOT}`,
+    schema: FreshnessReportSchema,
+  },
+  {
+    path: '/coverage',
+    name: 'coverage',
+    operationId: 'getCoverage',
+    summary: 'Canonical coverage report',
+    description: `What the ledger covers: live rows by source type and provider, and the share of rows with each field published. ${SNAPSHOT}`,
+    schema: CoverageReportSchema,
+  },
+  {
+    path: '/coverage/countries',
+    name: 'coverage_countries',
+    operationId: 'getCoverageCountries',
+    summary: 'Coverage per country',
+    description: `Live rows and field coverage per country. ${SNAPSHOT}`,
+    schema: CountriesReportSchema,
+  },
+  {
+    path: '/coverage/employers',
+    name: 'coverage_employers',
+    operationId: 'getCoverageEmployers',
+    summary: 'Coverage per employer',
+    description: `Live rows and field coverage per employer. ${SNAPSHOT}`,
+    schema: EmployersReportSchema,
+  },
+  {
+    path: '/stats',
+    name: 'stats',
+    operationId: 'getStats',
+    summary: 'Summary of what /v1/jobs serves, with its own definitions',
+    description: `Counts of what /v1/jobs serves, each with the definition it was counted by. ${SNAPSHOT}`,
+    schema: StatsReportSchema,
+  },
 ];
 
 /** The keyless reports. */
@@ -51,7 +95,7 @@ export function keylessReportRoutes(ctx: AppContext) {
       // Cache-Control comes from the keyless table (plugins/keyless-access.ts).
       servePlainRoute(
         app,
-        { url: report.path, operationId: report.operationId, tags: ['public'], summary: report.summary, surface: 'keyless', body: report.schema },
+        { url: report.path, operationId: report.operationId, tags: ['public'], summary: report.summary, description: report.description, surface: 'keyless', body: report.schema },
         async () => body(ctx.reports, report.name),
       );
     }

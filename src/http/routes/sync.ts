@@ -28,11 +28,14 @@ export const ChangeItemSchema = Type.Object(
   { description: "One change. A job's earlier changes after your cursor are folded into its latest one." },
 );
 
-export const ChangesPageSchema = Type.Object({
-  count: Type.Integer({ description: 'Items in data.' }),
-  data: Type.Array(ChangeItemSchema),
-  next_since: Type.String({ description: '<timestamp>|<uuid>; pass back verbatim. An empty page echoes the since it was given.' }),
-});
+export const ChangesPageSchema = Type.Object(
+  {
+    count: Type.Integer({ description: 'Items in data.' }),
+    data: Type.Array(ChangeItemSchema),
+    next_since: Type.String({ description: '<timestamp>|<uuid>; pass back verbatim. An empty page echoes the since it was given.' }),
+  },
+  { $id: 'ChangesPage', description: 'A page of the change feed, oldest change first; next_since continues it.' },
+);
 
 export const ExpiredItemSchema = Type.Object({
   id: Type.String({ format: 'uuid' }),
@@ -40,11 +43,14 @@ export const ExpiredItemSchema = Type.Object({
   closed_reason: StringEnum(CLOSED_REASONS),
 });
 
-export const ExpiredPageSchema = Type.Object({
-  count: Type.Integer({ description: 'Items in data.' }),
-  data: Type.Array(ExpiredItemSchema),
-  next_since: Type.String({ description: '<timestamp>|<uuid>; pass back verbatim. An empty page echoes the since it was given.' }),
-});
+export const ExpiredPageSchema = Type.Object(
+  {
+    count: Type.Integer({ description: 'Items in data.' }),
+    data: Type.Array(ExpiredItemSchema),
+    next_since: Type.String({ description: '<timestamp>|<uuid>; pass back verbatim. An empty page echoes the since it was given.' }),
+  },
+  { $id: 'ExpiredPage', description: 'A page of the closure feed, oldest closure first; next_since continues it.' },
+);
 
 /**
  * A feed route (needs `delta_feed`): `since` → reserve → read → settle → `next_since`, and an empty page
@@ -54,6 +60,7 @@ function feedRoute<Item>(o: {
   url: string;
   operationId: string;
   summary: string;
+  description: string;
   query: typeof changesQuery;
   page: TSchema;
   /** At most `granted` items after `after`; `countryLock` restricts them to one country's rows. */
@@ -72,6 +79,7 @@ function feedRoute<Item>(o: {
     operationId: o.operationId,
     tags: ['sync'],
     summary: o.summary,
+    description: o.description,
     security: [{ bearerAuth: [] }],
     entitlement: 'delta_feed',
     query: o.query,
@@ -109,6 +117,8 @@ export function syncRoutes(ctx: AppContext) {
     url: '/changes',
     operationId: 'listChanges',
     summary: 'Delta feed: every change after a cursor, in commit order (needs delta_feed)',
+    description:
+      'Every change to a served row after since (a timestamp on the first call, then next_since verbatim), oldest first: created and updated carry the row (upsert it), delisted and withdrawn only its id (stop serving it). Poll it to stay in sync; never re-read /v1/jobs. Each item carrying a row costs one record. A since older than the feed keeps answers 410 since_expired.',
     query: changesQuery,
     page: ChangesPageSchema,
     read: (after, granted, countryLock) => readChanges(ctx.db, after, granted, { countryLock }),
@@ -123,6 +133,7 @@ export function syncRoutes(ctx: AppContext) {
     url: '/jobs/expired',
     operationId: 'listExpiredJobs',
     summary: 'Compact closure feed: closed rows after a cursor, oldest closure first (needs delta_feed)',
+    description: 'The id, closed_at and closed_reason of every row closed after since (a timestamp, then next_since verbatim), oldest closure first. Costs no records.',
     query: expiredQuery,
     page: ExpiredPageSchema,
     read: (after, granted, countryLock) => readExpired(ctx.db, after, granted, { countryLock }),
@@ -134,6 +145,8 @@ export function syncRoutes(ctx: AppContext) {
     operationId: 'listClosedJobs',
     tags: ['sync'],
     summary: 'Closed rows, most recently closed first, keyset-paged (every key)',
+    description:
+      'Rows the ledger has closed, with the shared filters and closed_reason / closed_since, most recently closed first; page on with cursor=next_cursor. Each row costs one record. Every plan may call it.',
     security: [{ bearerAuth: [] }],
     query: closedJobsQuery,
     context: (request) => listingContextOf(ctx, request, 'keyed'),

@@ -53,6 +53,7 @@ export function systemRoutes(ctx: AppContext, contractVersion: string) {
           operationId: 'health',
           tags: ['system'],
           summary: 'Liveness: the process answers (does not touch the database)',
+          description: 'Answers 200 while the process serves HTTP, whatever the database does: for a liveness probe. Not limited, not cached.',
           security: [],
           // 400: the one refusal every route shares (an HTTP/1.1 request without Host).
           response: { 200: Type.Object({ status: Type.Literal('ok') }), ...errorResponses(400) },
@@ -71,6 +72,7 @@ export function systemRoutes(ctx: AppContext, contractVersion: string) {
           operationId: 'ready',
           tags: ['system'],
           summary: 'Readiness: the database answers; 503 unavailable when it does not',
+          description: 'Answers 200 once the database answers a query, 503 unavailable when it does not: for a readiness probe or a load balancer.',
           security: [],
           response: { 200: Type.Object({ status: Type.Literal('ready') }), ...errorResponses(400, 503) },
         },
@@ -93,6 +95,7 @@ export function systemRoutes(ctx: AppContext, contractVersion: string) {
           operationId: 'getStatus',
           tags: ['public'],
           summary: 'Service status: database, report snapshots, ingestion',
+          description: 'Whether the database answers, how old the report snapshots are and how ingestion is doing (the last crawls), for a status page. Keyless and never cached.',
           security: [],
           response: { 200: StatusSchema, ...errorResponses(429, 500, 503) },
         },
@@ -134,6 +137,7 @@ export function systemRoutes(ctx: AppContext, contractVersion: string) {
           operationId: 'getAiPrompt',
           tags: ['public'],
           summary: 'Plain-text integration brief generated from the live contract and counts',
+          description: 'A plain-text brief for an AI assistant or a developer integrating the API: every operation with its method, the filters and their legal values, the limits, written from this live contract and the current counts.',
           security: [],
           response: {
             200: { description: 'A plain-text brief for a developer or an AI assistant.', content: { 'text/plain': { schema: Type.String() } } },
@@ -161,6 +165,7 @@ export function systemRoutes(ctx: AppContext, contractVersion: string) {
             operationId: `get${surface}OpenApiJson`,
             tags: ['system'],
             summary: 'This OpenAPI 3.1 document as JSON (keyless)',
+            description: 'The machine contract of this API (OpenAPI 3.1, info.version a date), as JSON. Keyless on both surfaces, cached for an hour, with an ETag.',
             security: [],
             response: {
               200: { description: 'The OpenAPI 3.1 document.', content: { 'application/json': { schema: Type.Object({}, { additionalProperties: true }) } } },
@@ -180,6 +185,7 @@ export function systemRoutes(ctx: AppContext, contractVersion: string) {
             operationId: `get${surface}OpenApiYaml`,
             tags: ['system'],
             summary: 'This OpenAPI 3.1 document as YAML (keyless)',
+            description: 'The same document as YAML. Keyless on both surfaces, cached for an hour, with an ETag.',
             security: [],
             response: { 200: { description: 'The OpenAPI 3.1 document.', content: { 'application/yaml': { schema: Type.String() } } }, ...errorResponses(...refusals) },
           },

@@ -24,7 +24,7 @@ export const ErrorSchema = Type.Object(
     status: Type.Integer({ description: 'RFC 9457 status: the HTTP status code, repeated in the body.', examples: [422] }),
     retry_after: Type.Optional(Type.Integer({ description: 'Seconds; on 503 timeout.' })),
   },
-  { $id: 'Error' },
+  { $id: 'Error', description: 'The error body of every refusal (docs/errors.md): a stable code, a human message and its documentation, with the RFC 9457 fields.' },
 );
 
 /** Error responses a route can give, keyed by status, all with the error body. */

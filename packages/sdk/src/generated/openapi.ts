@@ -11,7 +11,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness: the process answers (does not touch the database) */
+        /**
+         * Liveness: the process answers (does not touch the database)
+         * @description Answers 200 while the process serves HTTP, whatever the database does: for a liveness probe. Not limited, not cached.
+         */
         get: operations["health"];
         put?: never;
         post?: never;
@@ -28,7 +31,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: the database answers; 503 unavailable when it does not */
+        /**
+         * Readiness: the database answers; 503 unavailable when it does not
+         * @description Answers 200 once the database answers a query, 503 unavailable when it does not: for a readiness probe or a load balancer.
+         */
         get: operations["ready"];
         put?: never;
         post?: never;
@@ -45,7 +51,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Service status: database, report snapshots, ingestion */
+        /**
+         * Service status: database, report snapshots, ingestion
+         * @description Whether the database answers, how old the report snapshots are and how ingestion is doing (the last crawls), for a status page. Keyless and never cached.
+         */
         get: operations["getStatus"];
         put?: never;
         post?: never;
@@ -62,7 +71,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Plain-text integration brief generated from the live contract and counts */
+        /**
+         * Plain-text integration brief generated from the live contract and counts
+         * @description A plain-text brief for an AI assistant or a developer integrating the API: every operation with its method, the filters and their legal values, the limits, written from this live contract and the current counts.
+         */
         get: operations["getAiPrompt"];
         put?: never;
         post?: never;
@@ -79,7 +91,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This OpenAPI 3.1 document as JSON (keyless) */
+        /**
+         * This OpenAPI 3.1 document as JSON (keyless)
+         * @description The machine contract of this API (OpenAPI 3.1, info.version a date), as JSON. Keyless on both surfaces, cached for an hour, with an ETag.
+         */
         get: operations["getOpenApiJson"];
         put?: never;
         post?: never;
@@ -96,7 +111,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This OpenAPI 3.1 document as YAML (keyless) */
+        /**
+         * This OpenAPI 3.1 document as YAML (keyless)
+         * @description The same document as YAML. Keyless on both surfaces, cached for an hour, with an ETag.
+         */
         get: operations["getOpenApiYaml"];
         put?: never;
         post?: never;
@@ -113,7 +131,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This OpenAPI 3.1 document as JSON (keyless) */
+        /**
+         * This OpenAPI 3.1 document as JSON (keyless)
+         * @description The machine contract of this API (OpenAPI 3.1, info.version a date), as JSON. Keyless on both surfaces, cached for an hour, with an ETag.
+         */
         get: operations["getPublicOpenApiJson"];
         put?: never;
         post?: never;
@@ -130,7 +151,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This OpenAPI 3.1 document as YAML (keyless) */
+        /**
+         * This OpenAPI 3.1 document as YAML (keyless)
+         * @description The same document as YAML. Keyless on both surfaces, cached for an hour, with an ETag.
+         */
         get: operations["getPublicOpenApiYaml"];
         put?: never;
         post?: never;
@@ -147,7 +171,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Live listings, newest first, keyset-paged */
+        /**
+         * Live listings, newest first, keyset-paged
+         * @description Live employer-direct rows matching the shared filters, ordered by posted_at (newest first, nulls last), then id. Page on with cursor=next_cursor until it is null. Each row served costs one record of the monthly allowance; a page is cut to the records left (402 record_quota_exhausted when none are). status, quality and include_poster_type widen the scope (paid surface).
+         */
         get: operations["listJobs"];
         put?: never;
         post?: never;
@@ -164,7 +191,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One listing by uuid or slug, description included */
+        /**
+         * One listing by uuid or slug, description included
+         * @description One row by its id or slug, with its sanitized HTML description (also repeated at the top level for the original clients). Costs one record when found. A closed row answers 404 unless include_closed=true; a country-locked key sees its country only.
+         */
         get: operations["getJob"];
         put?: never;
         post?: never;
@@ -181,7 +211,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The calling key: plan, limits and requests today; costs no records */
+        /**
+         * The calling key: plan, limits and requests today; costs no records
+         * @description The calling key's plan, its request and record limits with what is used of them, its entitlements and when it renews or expires. Costs a request, no records.
+         */
         get: operations["getMe"];
         put?: never;
         post?: never;
@@ -218,7 +251,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One employer by slug; a retired slug answers 301 */
+        /**
+         * One employer by slug; a retired slug answers 301
+         * @description One employer of the directory by its slug, with its open-role counts. A slug the employer had before answers 301 with Location naming the current one. Costs one record when found.
+         */
         get: operations["getCompany"];
         put?: never;
         post?: never;
@@ -255,7 +291,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Freshness and coverage report (costs no records) */
+        /**
+         * Freshness and coverage report (costs no records)
+         * @description How fresh the ledger is (verification ages of live rows, crawl health) and what it covers, from the report snapshot refreshed every few minutes. The same body as /public/freshness; costs no records.
+         */
         get: operations["getFreshness"];
         put?: never;
         post?: never;
@@ -272,7 +311,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Delta feed: every change after a cursor, in commit order (needs delta_feed) */
+        /**
+         * Delta feed: every change after a cursor, in commit order (needs delta_feed)
+         * @description Every change to a served row after since (a timestamp on the first call, then next_since verbatim), oldest first: created and updated carry the row (upsert it), delisted and withdrawn only its id (stop serving it). Poll it to stay in sync; never re-read /v1/jobs. Each item carrying a row costs one record. A since older than the feed keeps answers 410 since_expired.
+         */
         get: operations["listChanges"];
         put?: never;
         post?: never;
@@ -289,7 +331,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Compact closure feed: closed rows after a cursor, oldest closure first (needs delta_feed) */
+        /**
+         * Compact closure feed: closed rows after a cursor, oldest closure first (needs delta_feed)
+         * @description The id, closed_at and closed_reason of every row closed after since (a timestamp, then next_since verbatim), oldest closure first. Costs no records.
+         */
         get: operations["listExpiredJobs"];
         put?: never;
         post?: never;
@@ -306,7 +351,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Closed rows, most recently closed first, keyset-paged (every key) */
+        /**
+         * Closed rows, most recently closed first, keyset-paged (every key)
+         * @description Rows the ledger has closed, with the shared filters and closed_reason / closed_since, most recently closed first; page on with cursor=next_cursor. Each row costs one record. Every plan may call it.
+         */
         get: operations["listClosedJobs"];
         put?: never;
         post?: never;
@@ -323,7 +371,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every controlled vocabulary with live-row counts */
+        /**
+         * Every controlled vocabulary with live-row counts
+         * @description Every value each filter of /v1/jobs accepts (closed vocabularies in full, zero counts included; countries and cities as live rows carry them), with live-row counts and the parameter each group is sent to. Counts come from a snapshot re-measured every few minutes (measured_at); costs no records.
+         */
         get: operations["getFacets"];
         put?: never;
         post?: never;
@@ -340,7 +391,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every redistributable provider with row counts and description coverage */
+        /**
+         * Every redistributable provider with row counts and description coverage
+         * @description Every provider whose rows are served (the values of source and of the provider filter), with live rows, rows with a description and their share, and its source type. From the same snapshot as the facets (measured_at); costs no records.
+         */
         get: operations["getProviders"];
         put?: never;
         post?: never;
@@ -357,7 +411,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Keyless listings: at most 50 rows, no paging */
+        /**
+         * Keyless listings: at most 50 rows, no paging
+         * @description The first page of /v1/jobs without a key: the same rows, filters and provenance, at most 50 rows, never a next page (next_cursor is always null; a cursor is 402 key_required_to_page). Cached for 5 minutes, CORS open, limited per client address (RateLimit fields).
+         */
         get: operations["listPublicJobs"];
         put?: never;
         post?: never;
@@ -374,7 +431,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One live listing by uuid or slug, description included */
+        /**
+         * One live listing by uuid or slug, description included
+         * @description One live row by its id or slug, without a key, with its sanitized HTML description (also at the top level). A closed or unknown row answers 404. Cached for 10 minutes.
+         */
         get: operations["getPublicJob"];
         put?: never;
         post?: never;
@@ -391,7 +451,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Purchasable plans with their prices, allowances and entitlements */
+        /**
+         * Purchasable plans with their prices, allowances and entitlements
+         * @description Every plan on sale: price per month, records per month, requests per day and minute, largest page and the entitlements (delta_feed, bulk_export) it includes. Plans are data: this is the live list.
+         */
         get: operations["listPlans"];
         put?: never;
         post?: never;
@@ -408,7 +471,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Keyless employer directory: the first page only, at most 50 rows */
+        /**
+         * Keyless employer directory: the first page only, at most 50 rows
+         * @description The first page of /v1/companies without a key, at most 50 employers, most open roles first; paging (offset or cursor) needs a key (402 key_required_to_page). Cached for 10 minutes.
+         */
         get: operations["listPublicCompanies"];
         put?: never;
         post?: never;
@@ -425,7 +491,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One employer by slug; a retired slug answers 301 */
+        /**
+         * One employer by slug; a retired slug answers 301
+         * @description One employer by its slug without a key; a retired slug answers 301 with Location naming the current one. Cached for 10 minutes.
+         */
         get: operations["getPublicCompany"];
         put?: never;
         post?: never;
@@ -442,7 +511,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Freshness report */
+        /**
+         * Freshness report
+         * @description How fresh the ledger is: verification ages of live rows and crawl health. The same body as /v1/meta/freshness. Read from the report snapshot (refreshed every few minutes; the body says when it was measured), cached by the keyless table.
+         */
         get: operations["getPublicFreshness"];
         put?: never;
         post?: never;
@@ -459,7 +531,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Canonical coverage report */
+        /**
+         * Canonical coverage report
+         * @description What the ledger covers: live rows by source type and provider, and the share of rows with each field published. Read from the report snapshot (refreshed every few minutes; the body says when it was measured), cached by the keyless table.
+         */
         get: operations["getCoverage"];
         put?: never;
         post?: never;
@@ -476,7 +551,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Coverage per country */
+        /**
+         * Coverage per country
+         * @description Live rows and field coverage per country. Read from the report snapshot (refreshed every few minutes; the body says when it was measured), cached by the keyless table.
+         */
         get: operations["getCoverageCountries"];
         put?: never;
         post?: never;
@@ -493,7 +571,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Coverage per employer */
+        /**
+         * Coverage per employer
+         * @description Live rows and field coverage per employer. Read from the report snapshot (refreshed every few minutes; the body says when it was measured), cached by the keyless table.
+         */
         get: operations["getCoverageEmployers"];
         put?: never;
         post?: never;
@@ -510,7 +591,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Summary of what /v1/jobs serves, with its own definitions */
+        /**
+         * Summary of what /v1/jobs serves, with its own definitions
+         * @description Counts of what /v1/jobs serves, each with the definition it was counted by. Read from the report snapshot (refreshed every few minutes; the body says when it was measured), cached by the keyless table.
+         */
         get: operations["getStats"];
         put?: never;
         post?: never;
@@ -527,7 +611,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every controlled vocabulary with live-row counts (keyless) */
+        /**
+         * Every controlled vocabulary with live-row counts (keyless)
+         * @description Every value each filter of /v1/jobs accepts (closed vocabularies in full, zero counts included; countries and cities as live rows carry them), with live-row counts and the parameter each group is sent to. Counts come from a snapshot re-measured every few minutes (measured_at); costs no records.
+         */
         get: operations["getPublicFacets"];
         put?: never;
         post?: never;
@@ -544,7 +631,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Every redistributable provider with row counts and description coverage (keyless) */
+        /**
+         * Every redistributable provider with row counts and description coverage (keyless)
+         * @description Every provider whose rows are served (the values of source and of the provider filter), with live rows, rows with a description and their share, and its source type. From the same snapshot as the facets (measured_at); costs no records.
+         */
         get: operations["getPublicProviders"];
         put?: never;
         post?: never;
@@ -618,6 +708,117 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description The error body of every refusal (docs/errors.md): a stable code, a human message and its documentation, with the RFC 9457 fields. */
+        Error: {
+            /**
+             * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
+             * @enum {string}
+             */
+            error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable" | (string & {});
+            /** @description Human text; wording may change. */
+            message: string;
+            /** @description Link to the documentation of this code. */
+            docs: string;
+            /**
+             * Format: uri
+             * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
+             * @example https://jobledger.example/docs/errors#bad_category
+             */
+            type: string;
+            /**
+             * @description RFC 9457 title: the HTTP reason phrase of status.
+             * @example Unprocessable Entity
+             */
+            title: string;
+            /**
+             * @description RFC 9457 status: the HTTP status code, repeated in the body.
+             * @example 422
+             */
+            status: number;
+            /** @description Seconds; on 503 timeout. */
+            retry_after?: number;
+        };
+        /** @description A page of job rows in its operation's order; next_cursor pages on (null on the last page, and always null on the keyless surface). */
+        JobPage: {
+            data: components["schemas"]["Job"][];
+            has_more: boolean;
+            /** @description Opaque; pass back verbatim, URL-encoded. Null on the last page. */
+            next_cursor: string | null;
+            /** @description Only when require_fields was sent: for each named field (the key), how many live rows across the whole ledger have it `published` in field_sources. From the facet snapshot (see /v1/meta/facets measured_at). */
+            completeness?: {
+                remote?: number;
+                employment_type?: number;
+                salary?: number;
+                location?: number;
+                posted_at?: number;
+                description?: number;
+                source_type?: number;
+            };
+        };
+        /** @description One job row (description included), wrapped in data; description repeated at the top level. */
+        JobEnvelope: {
+            data: components["schemas"]["Job"];
+            /** @description The same sanitized HTML as data.description, repeated for the original clients; null when the row has no description. */
+            description: string | null;
+        };
+        /** @description A page of the employer directory, paged by offset or cursor. */
+        CompanyPage: {
+            data: components["schemas"]["Company"][];
+            has_more: boolean;
+            /** @description Page size after clamping. */
+            limit: number;
+            /** @description Position of the first row of this page in the whole ordering. */
+            offset: number;
+            /** @description Opaque; pass back verbatim as cursor. Null on the last page. */
+            next_cursor: string | null;
+        };
+        /** @description One company, wrapped in data. */
+        CompanyEnvelope: {
+            data: components["schemas"]["Company"];
+        };
+        /** @description A page of the change feed, oldest change first; next_since continues it. */
+        ChangesPage: {
+            /** @description Items in data. */
+            count: number;
+            data: {
+                /**
+                 * @description created and updated: upsert `job`. delisted and withdrawn: stop serving the job.
+                 * @enum {string}
+                 */
+                change: "created" | "updated" | "delisted" | "withdrawn" | (string & {});
+                /**
+                 * Format: uuid
+                 * @description The job id.
+                 */
+                id: string;
+                /**
+                 * Format: date-time
+                 * @description When the change was committed (feed stamp, whole milliseconds, UTC).
+                 */
+                changed_at: string;
+                job?: components["schemas"]["Job"];
+            }[];
+            /** @description <timestamp>|<uuid>; pass back verbatim. An empty page echoes the since it was given. */
+            next_since: string;
+        };
+        /** @description A page of the closure feed, oldest closure first; next_since continues it. */
+        ExpiredPage: {
+            /** @description Items in data. */
+            count: number;
+            data: {
+                /** Format: uuid */
+                id: string;
+                /**
+                 * Format: date-time
+                 * @description When the ledger closed the row (feed stamp, whole milliseconds, UTC).
+                 */
+                closed_at: string;
+                /** @enum {string} */
+                closed_reason: "expired_upstream" | "not_seen" | (string & {});
+            }[];
+            /** @description <timestamp>|<uuid>; pass back verbatim. An empty page echoes the since it was given. */
+            next_since: string;
+        };
         /** @description A job vacancy with per-field provenance. */
         Job: {
             /**
@@ -654,7 +855,7 @@ export interface components {
             /** @description Original free text. */
             location?: string;
             /** @enum {string} */
-            remote?: "remote" | "hybrid" | "on_site";
+            remote?: "remote" | "hybrid" | "on_site" | (string & {});
             /** @description True when the service derived `remote` rather than read it from the source. */
             remote_inferred: boolean;
             employment_type?: string;
@@ -686,7 +887,7 @@ export interface components {
              */
             last_verified_at: string;
             /** @enum {string} */
-            status: "live" | "closed";
+            status: "live" | "closed" | (string & {});
             /** @description Null on live rows. */
             closed_at: string | null;
             /** @description Null on live rows. */
@@ -706,9 +907,9 @@ export interface components {
             /** @description Provider id; see /public/providers. */
             source: string;
             /** @enum {string} */
-            source_type: "ats" | "career_site" | "public_agency" | "aggregator" | "agency" | "unknown";
+            source_type: "ats" | "career_site" | "public_agency" | "aggregator" | "agency" | "unknown" | (string & {});
             /** @enum {string} */
-            provider_type: "employer_ats" | "government" | "direct" | "aggregator";
+            provider_type: "employer_ats" | "government" | "direct" | "aggregator" | (string & {});
             has_description: boolean;
             /** @description Sanitized HTML. Only with include_description=true, and on single-row endpoints. */
             description?: string;
@@ -721,7 +922,7 @@ export interface components {
             /** @description annual, monthly, weekly, daily or hourly. */
             salary_period?: string;
             /** @enum {string} */
-            salary_source?: "structured" | "parsed_description";
+            salary_source?: "structured" | "parsed_description" | (string & {});
             /** @description salary_min converted to EUR per year; null when period or currency is unknown. Never guessed. */
             salary_min_annual_eur: number | null;
             /** @description salary_max converted to EUR per year by the same rule and rates as salary_min_annual_eur; null when salary_max, the period or the currency is unknown. Never guessed. */
@@ -739,33 +940,33 @@ export interface components {
         /** @description Provenance of the spec's nine fields, plus company_domain, state, expires_at, repost_count and first_seen_lag_hours: published (carried by the source), inferred (derived by the service) or absent. company_domain is inferred when known (the service's employer identity, not a posting field); state follows location; expires_at is published when the source stated a closing date; repost_count is always inferred (counted from the ledger); first_seen_lag_hours is inferred when posted_at is known, else absent. */
         FieldSources: {
             /** @enum {string} */
-            remote: "published" | "inferred" | "absent";
+            remote: "published" | "inferred" | "absent" | (string & {});
             /** @enum {string} */
-            employment_type: "published" | "inferred" | "absent";
+            employment_type: "published" | "inferred" | "absent" | (string & {});
             /** @enum {string} */
-            category: "published" | "inferred" | "absent";
+            category: "published" | "inferred" | "absent" | (string & {});
             /** @enum {string} */
-            seniority: "published" | "inferred" | "absent";
+            seniority: "published" | "inferred" | "absent" | (string & {});
             /** @enum {string} */
-            salary: "published" | "inferred" | "absent";
+            salary: "published" | "inferred" | "absent" | (string & {});
             /** @enum {string} */
-            location: "published" | "inferred" | "absent";
+            location: "published" | "inferred" | "absent" | (string & {});
             /** @enum {string} */
-            posted_at: "published" | "inferred" | "absent";
+            posted_at: "published" | "inferred" | "absent" | (string & {});
             /** @enum {string} */
-            description: "published" | "inferred" | "absent";
+            description: "published" | "inferred" | "absent" | (string & {});
             /** @enum {string} */
-            source_type: "published" | "inferred" | "absent";
+            source_type: "published" | "inferred" | "absent" | (string & {});
             /** @enum {string} */
-            company_domain: "published" | "inferred" | "absent";
+            company_domain: "published" | "inferred" | "absent" | (string & {});
             /** @enum {string} */
-            state: "published" | "inferred" | "absent";
+            state: "published" | "inferred" | "absent" | (string & {});
             /** @enum {string} */
-            expires_at: "published" | "inferred" | "absent";
+            expires_at: "published" | "inferred" | "absent" | (string & {});
             /** @enum {string} */
-            repost_count: "published" | "inferred" | "absent";
+            repost_count: "published" | "inferred" | "absent" | (string & {});
             /** @enum {string} */
-            first_seen_lag_hours: "published" | "inferred" | "absent";
+            first_seen_lag_hours: "published" | "inferred" | "absent" | (string & {});
         };
         /** @description An employer with at least one retrievable row, or (include_discovered) evidence of hiring. */
         Company: {
@@ -867,6 +1068,16 @@ export interface components {
          */
         RateLimit: string;
         /**
+         * @description The per-address quota of the keyless surface (IETF draft-ietf-httpapi-ratelimit-headers, a Structured Field List): `"address";q=<requests>;w=<seconds>`. Absent when the operator turned the keyless limit off.
+         * @example "address";q=10;w=5
+         */
+        "Keyless-RateLimit-Policy": string;
+        /**
+         * @description Requests left (`r`) and seconds until reset (`t`) in the address's window: `"address";r=<n>;t=<s>`. r=0 on the 429.
+         * @example "address";r=9;t=5
+         */
+        "Keyless-RateLimit": string;
+        /**
          * @description Query parameter names this operation does not declare and ignored, comma-separated, in the order sent (percent-encoded when not plain ASCII). Never an error.
          * @example contry
          */
@@ -900,45 +1111,17 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        status: "ok";
+                        status: "ok" | (string & {});
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad Request: the error body, with a code of this status (`bad_request`, `bad_signature`, `link_invalid`). */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -960,82 +1143,26 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        status: "ready";
+                        status: "ready" | (string & {});
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad Request: the error body, with a code of this status (`bad_request`, `bad_signature`, `link_invalid`). */
             400: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Service Unavailable: the error body, with a code of this status (`timeout`, `unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1059,6 +1186,8 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1073,7 +1202,7 @@ export interface operations {
                             /** @description The contract date (info.version of the OpenAPI document). */
                             version: string;
                             /** @enum {string} */
-                            database: "ok";
+                            database: "ok" | (string & {});
                             reports: {
                                 name: string;
                                 measured_at: string | null;
@@ -1097,128 +1226,52 @@ export interface operations {
             304: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Default Response */
+            /** @description Too Many Requests: the error body, with a code of this status (`rate_limited`). */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Internal Server Error: the error body, with a code of this status (`query_failed`). */
             500: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Service Unavailable: the error body, with a code of this status (`timeout`, `unavailable`). */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1242,6 +1295,8 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1254,128 +1309,52 @@ export interface operations {
             304: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Default Response */
+            /** @description Too Many Requests: the error body, with a code of this status (`rate_limited`). */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Internal Server Error: the error body, with a code of this status (`query_failed`). */
             500: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Service Unavailable: the error body, with a code of this status (`timeout`, `unavailable`). */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1437,7 +1416,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Default Response */
+            /** @description Bad Request: the error body, with a code of this status (`bad_request`, `bad_signature`, `link_invalid`). */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1454,35 +1433,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1542,7 +1493,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Default Response */
+            /** @description Bad Request: the error body, with a code of this status (`bad_request`, `bad_signature`, `link_invalid`). */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -1559,35 +1510,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1611,6 +1534,8 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1625,89 +1550,39 @@ export interface operations {
             304: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Default Response */
+            /** @description Bad Request: the error body, with a code of this status (`bad_request`, `bad_signature`, `link_invalid`). */
             400: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too Many Requests: the error body, with a code of this status (`rate_limited`). */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -1731,6 +1606,8 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -1743,89 +1620,39 @@ export interface operations {
             304: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Default Response */
+            /** @description Bad Request: the error body, with a code of this status (`bad_request`, `bad_signature`, `link_invalid`). */
             400: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too Many Requests: the error body, with a code of this status (`rate_limited`). */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2048,7 +1875,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description A page of job rows in its operation's order; next_cursor pages on (null on the last page, and always null on the keyless surface). */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2065,25 +1892,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Job"][];
-                        has_more: boolean;
-                        /** @description Opaque; pass back verbatim, URL-encoded. Null on the last page. */
-                        next_cursor: string | null;
-                        /** @description Only when require_fields was sent: for each named field (the key), how many live rows across the whole ledger have it `published` in field_sources. From the facet snapshot (see /v1/meta/facets measured_at). */
-                        completeness?: {
-                            remote?: number;
-                            employment_type?: number;
-                            salary?: number;
-                            location?: number;
-                            posted_at?: number;
-                            description?: number;
-                            source_type?: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["JobPage"];
                 };
             };
-            /** @description Default Response */
+            /** @description Bad Request: the error body, with a code of this status (`bad_request`, `bad_signature`, `link_invalid`). */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2100,38 +1912,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Unauthorized: the error body, with a code of this status (`unauthorized`, `session_required`). */
             401: {
                 headers: {
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
@@ -2139,38 +1923,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Payment Required: the error body, with a code of this status (`record_quota_exhausted`, `key_required_to_page`). */
             402: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2187,38 +1943,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Unprocessable Entity: the error body, with a code of this status (`bad_provider`, `bad_source_type`, `bad_category`, `bad_seniority`, `bad_remote`, `bad_employment_type`, `bad_state`, `bad_status`, `bad_closed_reason`, `bad_poster_type`, `bad_quality`, `bad_salary`, `bad_boolean`, `bad_field`, `field_never_published`, `bad_cursor`, `bad_timestamp`, `bad_offset`, `bad_query`, `limit_too_large`, `bad_plan`, `bad_email`, `bad_domain`, `bad_input`, `email_not_at_domain`, `bad_apply_url`). */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2235,38 +1963,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too Many Requests: the error body, with a code of this status (`rate_limited`). */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2284,38 +1984,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Internal Server Error: the error body, with a code of this status (`query_failed`). */
             500: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2332,38 +2004,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Service Unavailable: the error body, with a code of this status (`timeout`, `unavailable`). */
             503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2380,35 +2024,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2431,7 +2047,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One job row (description included), wrapped in data; description repeated at the top level. */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2448,14 +2064,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Job"];
-                        /** @description The same sanitized HTML as data.description, repeated for the original clients; null when the row has no description. */
-                        description: string | null;
-                    };
+                    "application/json": components["schemas"]["JobEnvelope"];
                 };
             };
-            /** @description Default Response */
+            /** @description Bad Request: the error body, with a code of this status (`bad_request`, `bad_signature`, `link_invalid`). */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2472,38 +2084,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Unauthorized: the error body, with a code of this status (`unauthorized`, `session_required`). */
             401: {
                 headers: {
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
@@ -2511,38 +2095,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Payment Required: the error body, with a code of this status (`record_quota_exhausted`, `key_required_to_page`). */
             402: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2559,38 +2115,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Not Found: the error body, with a code of this status (`not_found`). */
             404: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2607,38 +2135,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Unprocessable Entity: the error body, with a code of this status (`bad_provider`, `bad_source_type`, `bad_category`, `bad_seniority`, `bad_remote`, `bad_employment_type`, `bad_state`, `bad_status`, `bad_closed_reason`, `bad_poster_type`, `bad_quality`, `bad_salary`, `bad_boolean`, `bad_field`, `field_never_published`, `bad_cursor`, `bad_timestamp`, `bad_offset`, `bad_query`, `limit_too_large`, `bad_plan`, `bad_email`, `bad_domain`, `bad_input`, `email_not_at_domain`, `bad_apply_url`). */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2655,38 +2155,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too Many Requests: the error body, with a code of this status (`rate_limited`). */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2704,38 +2176,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Internal Server Error: the error body, with a code of this status (`query_failed`). */
             500: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2752,38 +2196,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Service Unavailable: the error body, with a code of this status (`timeout`, `unavailable`). */
             503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -2800,35 +2216,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -2875,7 +2263,7 @@ export interface operations {
                          * @description Only active keys are answered; revoked and expired keys get 401.
                          * @enum {string}
                          */
-                        status: "active";
+                        status: "active" | (string & {});
                         limits: {
                             /** @description Requests per UTC day. */
                             per_day: number;
@@ -2897,7 +2285,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Unauthorized: the error body, with a code of this status (`unauthorized`, `session_required`). */
             401: {
                 headers: {
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
@@ -2905,38 +2293,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too Many Requests: the error body, with a code of this status (`rate_limited`). */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -2954,38 +2314,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Internal Server Error: the error body, with a code of this status (`query_failed`). */
             500: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3002,38 +2334,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Service Unavailable: the error body, with a code of this status (`timeout`, `unavailable`). */
             503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3050,35 +2354,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3141,7 +2417,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description A page of the employer directory, paged by offset or cursor. */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3158,19 +2434,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Company"][];
-                        has_more: boolean;
-                        /** @description Page size after clamping. */
-                        limit: number;
-                        /** @description Position of the first row of this page in the whole ordering. */
-                        offset: number;
-                        /** @description Opaque; pass back verbatim as cursor. Null on the last page. */
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["CompanyPage"];
                 };
             };
-            /** @description Default Response */
+            /** @description Bad Request: the error body, with a code of this status (`bad_request`, `bad_signature`, `link_invalid`). */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3187,38 +2454,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Unauthorized: the error body, with a code of this status (`unauthorized`, `session_required`). */
             401: {
                 headers: {
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
@@ -3226,38 +2465,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Payment Required: the error body, with a code of this status (`record_quota_exhausted`, `key_required_to_page`). */
             402: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3274,38 +2485,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Unprocessable Entity: the error body, with a code of this status (`bad_provider`, `bad_source_type`, `bad_category`, `bad_seniority`, `bad_remote`, `bad_employment_type`, `bad_state`, `bad_status`, `bad_closed_reason`, `bad_poster_type`, `bad_quality`, `bad_salary`, `bad_boolean`, `bad_field`, `field_never_published`, `bad_cursor`, `bad_timestamp`, `bad_offset`, `bad_query`, `limit_too_large`, `bad_plan`, `bad_email`, `bad_domain`, `bad_input`, `email_not_at_domain`, `bad_apply_url`). */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3322,38 +2505,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too Many Requests: the error body, with a code of this status (`rate_limited`). */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3371,38 +2526,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Internal Server Error: the error body, with a code of this status (`query_failed`). */
             500: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3419,38 +2546,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Service Unavailable: the error body, with a code of this status (`timeout`, `unavailable`). */
             503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3467,35 +2566,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -3512,7 +2583,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One company, wrapped in data. */
             200: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3529,9 +2600,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Company"];
-                    };
+                    "application/json": components["schemas"]["CompanyEnvelope"];
                 };
             };
             /** @description Retired slug: Location names the current one. Never cached. */
@@ -3556,7 +2625,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Default Response */
+            /** @description Bad Request: the error body, with a code of this status (`bad_request`, `bad_signature`, `link_invalid`). */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3573,38 +2642,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Unauthorized: the error body, with a code of this status (`unauthorized`, `session_required`). */
             401: {
                 headers: {
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
@@ -3612,38 +2653,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Payment Required: the error body, with a code of this status (`record_quota_exhausted`, `key_required_to_page`). */
             402: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3660,38 +2673,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Not Found: the error body, with a code of this status (`not_found`). */
             404: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3708,38 +2693,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too Many Requests: the error body, with a code of this status (`rate_limited`). */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -3757,38 +2714,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Internal Server Error: the error body, with a code of this status (`query_failed`). */
             500: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3805,38 +2734,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Service Unavailable: the error body, with a code of this status (`timeout`, `unavailable`). */
             503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3853,35 +2754,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4142,7 +3015,7 @@ export interface operations {
                         /** @description Original free text. */
                         location?: string;
                         /** @enum {string} */
-                        remote?: "remote" | "hybrid" | "on_site";
+                        remote?: "remote" | "hybrid" | "on_site" | (string & {});
                         /** @description True when the service derived `remote` rather than read it from the source. */
                         remote_inferred: boolean;
                         employment_type?: string;
@@ -4174,7 +3047,7 @@ export interface operations {
                          */
                         last_verified_at: string;
                         /** @enum {string} */
-                        status: "live" | "closed";
+                        status: "live" | "closed" | (string & {});
                         /** @description Null on live rows. */
                         closed_at: string | null;
                         /** @description Null on live rows. */
@@ -4194,9 +3067,9 @@ export interface operations {
                         /** @description Provider id; see /public/providers. */
                         source: string;
                         /** @enum {string} */
-                        source_type: "ats" | "career_site" | "public_agency" | "aggregator" | "agency" | "unknown";
+                        source_type: "ats" | "career_site" | "public_agency" | "aggregator" | "agency" | "unknown" | (string & {});
                         /** @enum {string} */
-                        provider_type: "employer_ats" | "government" | "direct" | "aggregator";
+                        provider_type: "employer_ats" | "government" | "direct" | "aggregator" | (string & {});
                         has_description: boolean;
                         /** @description Sanitized HTML. Only with include_description=true, and on single-row endpoints. */
                         description?: string;
@@ -4209,7 +3082,7 @@ export interface operations {
                         /** @description annual, monthly, weekly, daily or hourly. */
                         salary_period?: string;
                         /** @enum {string} */
-                        salary_source?: "structured" | "parsed_description";
+                        salary_source?: "structured" | "parsed_description" | (string & {});
                         /** @description salary_min converted to EUR per year; null when period or currency is unknown. Never guessed. */
                         salary_min_annual_eur: number | null;
                         /** @description salary_max converted to EUR per year by the same rule and rates as salary_min_annual_eur; null when salary_max, the period or the currency is unknown. Never guessed. */
@@ -4217,33 +3090,33 @@ export interface operations {
                         /** @description Provenance of the spec's nine fields, plus company_domain, state, expires_at, repost_count and first_seen_lag_hours: published (carried by the source), inferred (derived by the service) or absent. company_domain is inferred when known (the service's employer identity, not a posting field); state follows location; expires_at is published when the source stated a closing date; repost_count is always inferred (counted from the ledger); first_seen_lag_hours is inferred when posted_at is known, else absent. */
                         field_sources: {
                             /** @enum {string} */
-                            remote: "published" | "inferred" | "absent";
+                            remote: "published" | "inferred" | "absent" | (string & {});
                             /** @enum {string} */
-                            employment_type: "published" | "inferred" | "absent";
+                            employment_type: "published" | "inferred" | "absent" | (string & {});
                             /** @enum {string} */
-                            category: "published" | "inferred" | "absent";
+                            category: "published" | "inferred" | "absent" | (string & {});
                             /** @enum {string} */
-                            seniority: "published" | "inferred" | "absent";
+                            seniority: "published" | "inferred" | "absent" | (string & {});
                             /** @enum {string} */
-                            salary: "published" | "inferred" | "absent";
+                            salary: "published" | "inferred" | "absent" | (string & {});
                             /** @enum {string} */
-                            location: "published" | "inferred" | "absent";
+                            location: "published" | "inferred" | "absent" | (string & {});
                             /** @enum {string} */
-                            posted_at: "published" | "inferred" | "absent";
+                            posted_at: "published" | "inferred" | "absent" | (string & {});
                             /** @enum {string} */
-                            description: "published" | "inferred" | "absent";
+                            description: "published" | "inferred" | "absent" | (string & {});
                             /** @enum {string} */
-                            source_type: "published" | "inferred" | "absent";
+                            source_type: "published" | "inferred" | "absent" | (string & {});
                             /** @enum {string} */
-                            company_domain: "published" | "inferred" | "absent";
+                            company_domain: "published" | "inferred" | "absent" | (string & {});
                             /** @enum {string} */
-                            state: "published" | "inferred" | "absent";
+                            state: "published" | "inferred" | "absent" | (string & {});
                             /** @enum {string} */
-                            expires_at: "published" | "inferred" | "absent";
+                            expires_at: "published" | "inferred" | "absent" | (string & {});
                             /** @enum {string} */
-                            repost_count: "published" | "inferred" | "absent";
+                            repost_count: "published" | "inferred" | "absent" | (string & {});
                             /** @enum {string} */
-                            first_seen_lag_hours: "published" | "inferred" | "absent";
+                            first_seen_lag_hours: "published" | "inferred" | "absent" | (string & {});
                         };
                         attribution?: string;
                         canonical_url?: string;
@@ -4279,7 +3152,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad Request: the error body, with a code of this status (`bad_request`, `bad_signature`, `link_invalid`). */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4296,38 +3169,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Unauthorized: the error body, with a code of this status (`unauthorized`, `session_required`). */
             401: {
                 headers: {
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
@@ -4335,38 +3180,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Payment Required: the error body, with a code of this status (`record_quota_exhausted`, `key_required_to_page`). */
             402: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4383,35 +3200,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description upgrade_required: the plan lacks bulk_export. */
@@ -4433,38 +3222,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Unprocessable Entity: the error body, with a code of this status (`bad_provider`, `bad_source_type`, `bad_category`, `bad_seniority`, `bad_remote`, `bad_employment_type`, `bad_state`, `bad_status`, `bad_closed_reason`, `bad_poster_type`, `bad_quality`, `bad_salary`, `bad_boolean`, `bad_field`, `field_never_published`, `bad_cursor`, `bad_timestamp`, `bad_offset`, `bad_query`, `limit_too_large`, `bad_plan`, `bad_email`, `bad_domain`, `bad_input`, `email_not_at_domain`, `bad_apply_url`). */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4481,38 +3242,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too Many Requests: the error body, with a code of this status (`rate_limited`). */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4530,38 +3263,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Internal Server Error: the error body, with a code of this status (`query_failed`). */
             500: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4578,38 +3283,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Service Unavailable: the error body, with a code of this status (`timeout`, `unavailable`). */
             503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4626,35 +3303,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -4829,7 +3478,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Default Response */
+            /** @description Unauthorized: the error body, with a code of this status (`unauthorized`, `session_required`). */
             401: {
                 headers: {
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
@@ -4837,38 +3486,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too Many Requests: the error body, with a code of this status (`rate_limited`). */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -4886,38 +3507,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Internal Server Error: the error body, with a code of this status (`query_failed`). */
             500: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4934,38 +3527,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Service Unavailable: the error body, with a code of this status (`timeout`, `unavailable`). */
             503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4982,35 +3547,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5041,7 +3578,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description A page of the change feed, oldest change first; next_since continues it. */
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -5059,30 +3596,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Items in data. */
-                        count: number;
-                        data: {
-                            /**
-                             * @description created and updated: upsert `job`. delisted and withdrawn: stop serving the job.
-                             * @enum {string}
-                             */
-                            change: "created" | "updated" | "delisted" | "withdrawn";
-                            /**
-                             * Format: uuid
-                             * @description The job id.
-                             */
-                            id: string;
-                            /**
-                             * Format: date-time
-                             * @description When the change was committed (feed stamp, whole milliseconds, UTC).
-                             */
-                            changed_at: string;
-                            job?: components["schemas"]["Job"];
-                        }[];
-                        /** @description <timestamp>|<uuid>; pass back verbatim. An empty page echoes the since it was given. */
-                        next_since: string;
-                    };
+                    "application/json": components["schemas"]["ChangesPage"];
                 };
             };
             /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
@@ -5104,7 +3618,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Default Response */
+            /** @description Bad Request: the error body, with a code of this status (`bad_request`, `bad_signature`, `link_invalid`). */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5121,38 +3635,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Unauthorized: the error body, with a code of this status (`unauthorized`, `session_required`). */
             401: {
                 headers: {
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
@@ -5160,38 +3646,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Payment Required: the error body, with a code of this status (`record_quota_exhausted`, `key_required_to_page`). */
             402: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5208,38 +3666,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Forbidden: the error body, with a code of this status (`upgrade_required`, `paid_feature`, `csrf_failed`, `verification_failed`). */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5256,38 +3686,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Gone: the error body, with a code of this status (`since_expired`). */
             410: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5304,38 +3706,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Unprocessable Entity: the error body, with a code of this status (`bad_provider`, `bad_source_type`, `bad_category`, `bad_seniority`, `bad_remote`, `bad_employment_type`, `bad_state`, `bad_status`, `bad_closed_reason`, `bad_poster_type`, `bad_quality`, `bad_salary`, `bad_boolean`, `bad_field`, `field_never_published`, `bad_cursor`, `bad_timestamp`, `bad_offset`, `bad_query`, `limit_too_large`, `bad_plan`, `bad_email`, `bad_domain`, `bad_input`, `email_not_at_domain`, `bad_apply_url`). */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5352,38 +3726,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too Many Requests: the error body, with a code of this status (`rate_limited`). */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5401,38 +3747,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Internal Server Error: the error body, with a code of this status (`query_failed`). */
             500: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5449,38 +3767,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Service Unavailable: the error body, with a code of this status (`timeout`, `unavailable`). */
             503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5497,35 +3787,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -5556,7 +3818,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description A page of the closure feed, oldest closure first; next_since continues it. */
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -5574,23 +3836,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description Items in data. */
-                        count: number;
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            /**
-                             * Format: date-time
-                             * @description When the ledger closed the row (feed stamp, whole milliseconds, UTC).
-                             */
-                            closed_at: string;
-                            /** @enum {string} */
-                            closed_reason: "expired_upstream" | "not_seen";
-                        }[];
-                        /** @description <timestamp>|<uuid>; pass back verbatim. An empty page echoes the since it was given. */
-                        next_since: string;
-                    };
+                    "application/json": components["schemas"]["ExpiredPage"];
                 };
             };
             /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
@@ -5612,7 +3858,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Default Response */
+            /** @description Bad Request: the error body, with a code of this status (`bad_request`, `bad_signature`, `link_invalid`). */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5629,38 +3875,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Unauthorized: the error body, with a code of this status (`unauthorized`, `session_required`). */
             401: {
                 headers: {
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
@@ -5668,38 +3886,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Payment Required: the error body, with a code of this status (`record_quota_exhausted`, `key_required_to_page`). */
             402: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5716,38 +3906,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Forbidden: the error body, with a code of this status (`upgrade_required`, `paid_feature`, `csrf_failed`, `verification_failed`). */
             403: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5764,38 +3926,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Unprocessable Entity: the error body, with a code of this status (`bad_provider`, `bad_source_type`, `bad_category`, `bad_seniority`, `bad_remote`, `bad_employment_type`, `bad_state`, `bad_status`, `bad_closed_reason`, `bad_poster_type`, `bad_quality`, `bad_salary`, `bad_boolean`, `bad_field`, `field_never_published`, `bad_cursor`, `bad_timestamp`, `bad_offset`, `bad_query`, `limit_too_large`, `bad_plan`, `bad_email`, `bad_domain`, `bad_input`, `email_not_at_domain`, `bad_apply_url`). */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5812,38 +3946,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too Many Requests: the error body, with a code of this status (`rate_limited`). */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -5861,38 +3967,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Internal Server Error: the error body, with a code of this status (`query_failed`). */
             500: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5909,38 +3987,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Service Unavailable: the error body, with a code of this status (`timeout`, `unavailable`). */
             503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5957,35 +4007,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6214,7 +4236,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description A page of job rows in its operation's order; next_cursor pages on (null on the last page, and always null on the keyless surface). */
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -6232,22 +4254,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Job"][];
-                        has_more: boolean;
-                        /** @description Opaque; pass back verbatim, URL-encoded. Null on the last page. */
-                        next_cursor: string | null;
-                        /** @description Only when require_fields was sent: for each named field (the key), how many live rows across the whole ledger have it `published` in field_sources. From the facet snapshot (see /v1/meta/facets measured_at). */
-                        completeness?: {
-                            remote?: number;
-                            employment_type?: number;
-                            salary?: number;
-                            location?: number;
-                            posted_at?: number;
-                            description?: number;
-                            source_type?: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["JobPage"];
                 };
             };
             /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
@@ -6269,7 +4276,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Default Response */
+            /** @description Bad Request: the error body, with a code of this status (`bad_request`, `bad_signature`, `link_invalid`). */
             400: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6286,38 +4293,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Unauthorized: the error body, with a code of this status (`unauthorized`, `session_required`). */
             401: {
                 headers: {
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
@@ -6325,38 +4304,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Payment Required: the error body, with a code of this status (`record_quota_exhausted`, `key_required_to_page`). */
             402: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6373,38 +4324,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Unprocessable Entity: the error body, with a code of this status (`bad_provider`, `bad_source_type`, `bad_category`, `bad_seniority`, `bad_remote`, `bad_employment_type`, `bad_state`, `bad_status`, `bad_closed_reason`, `bad_poster_type`, `bad_quality`, `bad_salary`, `bad_boolean`, `bad_field`, `field_never_published`, `bad_cursor`, `bad_timestamp`, `bad_offset`, `bad_query`, `limit_too_large`, `bad_plan`, `bad_email`, `bad_domain`, `bad_input`, `email_not_at_domain`, `bad_apply_url`). */
             422: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6421,38 +4344,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too Many Requests: the error body, with a code of this status (`rate_limited`). */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6470,38 +4365,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Internal Server Error: the error body, with a code of this status (`query_failed`). */
             500: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6518,38 +4385,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Service Unavailable: the error body, with a code of this status (`timeout`, `unavailable`). */
             503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6566,35 +4405,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6648,23 +4459,23 @@ export interface operations {
                         /** @description The /v1/jobs parameter each group's values are sent to. */
                         parameters: {
                             /** @enum {string} */
-                            family: "category";
+                            family: "category" | (string & {});
                             /** @enum {string} */
-                            country: "country";
+                            country: "country" | (string & {});
                             /** @enum {string} */
-                            city: "city";
+                            city: "city" | (string & {});
                             /** @enum {string} */
-                            state: "state";
+                            state: "state" | (string & {});
                             /** @enum {string} */
-                            remote: "remote";
+                            remote: "remote" | (string & {});
                             /** @enum {string} */
-                            employment: "employment_type";
+                            employment: "employment_type" | (string & {});
                             /** @enum {string} */
-                            seniority: "seniority";
+                            seniority: "seniority" | (string & {});
                             /** @enum {string} */
-                            source_type: "source_type";
+                            source_type: "source_type" | (string & {});
                             /** @enum {string} */
-                            provider: "provider";
+                            provider: "provider" | (string & {});
                         };
                         /** @description Live rows in total, as of measured_at. */
                         live_listings: number;
@@ -6699,7 +4510,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Default Response */
+            /** @description Unauthorized: the error body, with a code of this status (`unauthorized`, `session_required`). */
             401: {
                 headers: {
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
@@ -6707,38 +4518,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too Many Requests: the error body, with a code of this status (`rate_limited`). */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -6756,38 +4539,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Internal Server Error: the error body, with a code of this status (`query_failed`). */
             500: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6804,38 +4559,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Service Unavailable: the error body, with a code of this status (`timeout`, `unavailable`). */
             503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -6852,35 +4579,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -6952,7 +4651,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Default Response */
+            /** @description Unauthorized: the error body, with a code of this status (`unauthorized`, `session_required`). */
             401: {
                 headers: {
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
@@ -6960,38 +4659,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too Many Requests: the error body, with a code of this status (`rate_limited`). */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
@@ -7009,38 +4680,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Internal Server Error: the error body, with a code of this status (`query_failed`). */
             500: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7057,38 +4700,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Service Unavailable: the error body, with a code of this status (`timeout`, `unavailable`). */
             503: {
                 headers: {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -7105,35 +4720,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7362,315 +4949,122 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description A page of job rows in its operation's order; next_cursor pages on (null on the last page, and always null on the keyless surface). */
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Job"][];
-                        has_more: boolean;
-                        /** @description Opaque; pass back verbatim, URL-encoded. Null on the last page. */
-                        next_cursor: string | null;
-                        /** @description Only when require_fields was sent: for each named field (the key), how many live rows across the whole ledger have it `published` in field_sources. From the facet snapshot (see /v1/meta/facets measured_at). */
-                        completeness?: {
-                            remote?: number;
-                            employment_type?: number;
-                            salary?: number;
-                            location?: number;
-                            posted_at?: number;
-                            description?: number;
-                            source_type?: number;
-                        };
-                    };
+                    "application/json": components["schemas"]["JobPage"];
                 };
             };
             /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
             304: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Default Response */
+            /** @description Bad Request: the error body, with a code of this status (`bad_request`, `bad_signature`, `link_invalid`). */
             400: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Payment Required: the error body, with a code of this status (`record_quota_exhausted`, `key_required_to_page`). */
             402: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Forbidden: the error body, with a code of this status (`upgrade_required`, `paid_feature`, `csrf_failed`, `verification_failed`). */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Unprocessable Entity: the error body, with a code of this status (`bad_provider`, `bad_source_type`, `bad_category`, `bad_seniority`, `bad_remote`, `bad_employment_type`, `bad_state`, `bad_status`, `bad_closed_reason`, `bad_poster_type`, `bad_quality`, `bad_salary`, `bad_boolean`, `bad_field`, `field_never_published`, `bad_cursor`, `bad_timestamp`, `bad_offset`, `bad_query`, `limit_too_large`, `bad_plan`, `bad_email`, `bad_domain`, `bad_input`, `email_not_at_domain`, `bad_apply_url`). */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too Many Requests: the error body, with a code of this status (`rate_limited`). */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Internal Server Error: the error body, with a code of this status (`query_failed`). */
             500: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Service Unavailable: the error body, with a code of this status (`timeout`, `unavailable`). */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7693,226 +5087,96 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One job row (description included), wrapped in data; description repeated at the top level. */
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Job"];
-                        /** @description The same sanitized HTML as data.description, repeated for the original clients; null when the row has no description. */
-                        description: string | null;
-                    };
+                    "application/json": components["schemas"]["JobEnvelope"];
                 };
             };
             /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
             304: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Default Response */
+            /** @description Bad Request: the error body, with a code of this status (`bad_request`, `bad_signature`, `link_invalid`). */
             400: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Not Found: the error body, with a code of this status (`not_found`). */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too Many Requests: the error body, with a code of this status (`rate_limited`). */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Internal Server Error: the error body, with a code of this status (`query_failed`). */
             500: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Service Unavailable: the error body, with a code of this status (`timeout`, `unavailable`). */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -7936,6 +5200,8 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -7969,128 +5235,52 @@ export interface operations {
             304: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Default Response */
+            /** @description Too Many Requests: the error body, with a code of this status (`rate_limited`). */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Internal Server Error: the error body, with a code of this status (`query_failed`). */
             500: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Service Unavailable: the error body, with a code of this status (`timeout`, `unavailable`). */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8156,270 +5346,109 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description A page of the employer directory, paged by offset or cursor. */
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Company"][];
-                        has_more: boolean;
-                        /** @description Page size after clamping. */
-                        limit: number;
-                        /** @description Position of the first row of this page in the whole ordering. */
-                        offset: number;
-                        /** @description Opaque; pass back verbatim as cursor. Null on the last page. */
-                        next_cursor: string | null;
-                    };
+                    "application/json": components["schemas"]["CompanyPage"];
                 };
             };
             /** @description Not Modified: the ETag sent in If-None-Match is current. No body; the headers of the 200 it stands for. */
             304: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Default Response */
+            /** @description Bad Request: the error body, with a code of this status (`bad_request`, `bad_signature`, `link_invalid`). */
             400: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Payment Required: the error body, with a code of this status (`record_quota_exhausted`, `key_required_to_page`). */
             402: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Unprocessable Entity: the error body, with a code of this status (`bad_provider`, `bad_source_type`, `bad_category`, `bad_seniority`, `bad_remote`, `bad_employment_type`, `bad_state`, `bad_status`, `bad_closed_reason`, `bad_poster_type`, `bad_quality`, `bad_salary`, `bad_boolean`, `bad_field`, `field_never_published`, `bad_cursor`, `bad_timestamp`, `bad_offset`, `bad_query`, `limit_too_large`, `bad_plan`, `bad_email`, `bad_domain`, `bad_input`, `email_not_at_domain`, `bad_apply_url`). */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too Many Requests: the error body, with a code of this status (`rate_limited`). */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Internal Server Error: the error body, with a code of this status (`query_failed`). */
             500: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Service Unavailable: the error body, with a code of this status (`timeout`, `unavailable`). */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8442,18 +5471,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description One company, wrapped in data. */
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: components["schemas"]["Company"];
-                    };
+                    "application/json": components["schemas"]["CompanyEnvelope"];
                 };
             };
             /** @description Retired slug: Location names the current one. Never cached. */
@@ -8463,6 +5492,8 @@ export interface operations {
                     Location?: string;
                     /** @description no-store */
                     "Cache-Control"?: string;
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -8473,206 +5504,78 @@ export interface operations {
             304: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Default Response */
+            /** @description Bad Request: the error body, with a code of this status (`bad_request`, `bad_signature`, `link_invalid`). */
             400: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Not Found: the error body, with a code of this status (`not_found`). */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too Many Requests: the error body, with a code of this status (`rate_limited`). */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Internal Server Error: the error body, with a code of this status (`query_failed`). */
             500: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Service Unavailable: the error body, with a code of this status (`timeout`, `unavailable`). */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8696,6 +5599,8 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -8823,128 +5728,52 @@ export interface operations {
             304: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Default Response */
+            /** @description Too Many Requests: the error body, with a code of this status (`rate_limited`). */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Internal Server Error: the error body, with a code of this status (`query_failed`). */
             500: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Service Unavailable: the error body, with a code of this status (`timeout`, `unavailable`). */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -8968,6 +5797,8 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -9090,128 +5921,52 @@ export interface operations {
             304: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Default Response */
+            /** @description Too Many Requests: the error body, with a code of this status (`rate_limited`). */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Internal Server Error: the error body, with a code of this status (`query_failed`). */
             500: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Service Unavailable: the error body, with a code of this status (`timeout`, `unavailable`). */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9235,6 +5990,8 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -9272,128 +6029,52 @@ export interface operations {
             304: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Default Response */
+            /** @description Too Many Requests: the error body, with a code of this status (`rate_limited`). */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Internal Server Error: the error body, with a code of this status (`query_failed`). */
             500: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Service Unavailable: the error body, with a code of this status (`timeout`, `unavailable`). */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9417,6 +6098,8 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -9460,128 +6143,52 @@ export interface operations {
             304: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Default Response */
+            /** @description Too Many Requests: the error body, with a code of this status (`rate_limited`). */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Internal Server Error: the error body, with a code of this status (`query_failed`). */
             500: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Service Unavailable: the error body, with a code of this status (`timeout`, `unavailable`). */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9605,6 +6212,8 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -9654,128 +6263,52 @@ export interface operations {
             304: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Default Response */
+            /** @description Too Many Requests: the error body, with a code of this status (`rate_limited`). */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Internal Server Error: the error body, with a code of this status (`query_failed`). */
             500: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Service Unavailable: the error body, with a code of this status (`timeout`, `unavailable`). */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -9799,6 +6332,8 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -9820,23 +6355,23 @@ export interface operations {
                         /** @description The /v1/jobs parameter each group's values are sent to. */
                         parameters: {
                             /** @enum {string} */
-                            family: "category";
+                            family: "category" | (string & {});
                             /** @enum {string} */
-                            country: "country";
+                            country: "country" | (string & {});
                             /** @enum {string} */
-                            city: "city";
+                            city: "city" | (string & {});
                             /** @enum {string} */
-                            state: "state";
+                            state: "state" | (string & {});
                             /** @enum {string} */
-                            remote: "remote";
+                            remote: "remote" | (string & {});
                             /** @enum {string} */
-                            employment: "employment_type";
+                            employment: "employment_type" | (string & {});
                             /** @enum {string} */
-                            seniority: "seniority";
+                            seniority: "seniority" | (string & {});
                             /** @enum {string} */
-                            source_type: "source_type";
+                            source_type: "source_type" | (string & {});
                             /** @enum {string} */
-                            provider: "provider";
+                            provider: "provider" | (string & {});
                         };
                         /** @description Live rows in total, as of measured_at. */
                         live_listings: number;
@@ -9856,128 +6391,52 @@ export interface operations {
             304: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Default Response */
+            /** @description Too Many Requests: the error body, with a code of this status (`rate_limited`). */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Internal Server Error: the error body, with a code of this status (`query_failed`). */
             500: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Service Unavailable: the error body, with a code of this status (`timeout`, `unavailable`). */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10001,6 +6460,8 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -10025,128 +6486,52 @@ export interface operations {
             304: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description Default Response */
+            /** @description Too Many Requests: the error body, with a code of this status (`rate_limited`). */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Internal Server Error: the error body, with a code of this status (`query_failed`). */
             500: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Service Unavailable: the error body, with a code of this status (`timeout`, `unavailable`). */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10172,6 +6557,8 @@ export interface operations {
             /** @description Default Response */
             303: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
@@ -10186,395 +6573,135 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad Request: the error body, with a code of this status (`bad_request`, `bad_signature`, `link_invalid`). */
             400: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Unauthorized: the error body, with a code of this status (`unauthorized`, `session_required`). */
             401: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Forbidden: the error body, with a code of this status (`upgrade_required`, `paid_feature`, `csrf_failed`, `verification_failed`). */
             403: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Not Found: the error body, with a code of this status (`not_found`). */
             404: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Conflict: the error body, with a code of this status (`key_not_purchasable`, `submission_closed`, `free_key_taken`, `key_not_active`). */
             409: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Unprocessable Entity: the error body, with a code of this status (`bad_provider`, `bad_source_type`, `bad_category`, `bad_seniority`, `bad_remote`, `bad_employment_type`, `bad_state`, `bad_status`, `bad_closed_reason`, `bad_poster_type`, `bad_quality`, `bad_salary`, `bad_boolean`, `bad_field`, `field_never_published`, `bad_cursor`, `bad_timestamp`, `bad_offset`, `bad_query`, `limit_too_large`, `bad_plan`, `bad_email`, `bad_domain`, `bad_input`, `email_not_at_domain`, `bad_apply_url`). */
             422: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Too Many Requests: the error body, with a code of this status (`rate_limited`). */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Internal Server Error: the error body, with a code of this status (`query_failed`). */
             500: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Not Implemented: the error body, with a code of this status (`payments_not_configured`). */
             501: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Service Unavailable: the error body, with a code of this status (`timeout`, `unavailable`). */
             503: {
                 headers: {
+                    "RateLimit-Policy": components["headers"]["Keyless-RateLimit-Policy"];
+                    RateLimit: components["headers"]["Keyless-RateLimit"];
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
                     "X-Ignored-Params-Did-You-Mean": components["headers"]["X-Ignored-Params-Did-You-Mean"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10604,7 +6731,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Default Response */
+            /** @description Bad Request: the error body, with a code of this status (`bad_request`, `bad_signature`, `link_invalid`). */
             400: {
                 headers: {
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
@@ -10612,38 +6739,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Internal Server Error: the error body, with a code of this status (`query_failed`). */
             500: {
                 headers: {
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
@@ -10651,38 +6750,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Not Implemented: the error body, with a code of this status (`payments_not_configured`). */
             501: {
                 headers: {
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
@@ -10690,38 +6761,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Service Unavailable: the error body, with a code of this status (`timeout`, `unavailable`). */
             503: {
                 headers: {
                     "X-Ignored-Params": components["headers"]["X-Ignored-Params"];
@@ -10729,35 +6772,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };
@@ -10809,78 +6824,22 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Default Response */
+            /** @description Unauthorized: the error body, with a code of this status (`unauthorized`, `session_required`). */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description Service Unavailable: the error body, with a code of this status (`timeout`, `unavailable`). */
             503: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /**
-                         * @description Stable machine code. Branch on this. Like every enumeration here it is not closed (spec: Versioning): a new code is a compatible change, so treat an unknown one by its HTTP status.
-                         * @enum {string}
-                         */
-                        error: "bad_request" | "bad_signature" | "unauthorized" | "record_quota_exhausted" | "key_required_to_page" | "upgrade_required" | "paid_feature" | "not_found" | "method_not_allowed" | "request_timeout" | "since_expired" | "key_not_purchasable" | "request_headers_too_large" | "bad_provider" | "bad_source_type" | "bad_category" | "bad_seniority" | "bad_remote" | "bad_employment_type" | "bad_state" | "bad_status" | "bad_closed_reason" | "bad_poster_type" | "bad_quality" | "bad_salary" | "bad_boolean" | "bad_field" | "field_never_published" | "bad_cursor" | "bad_timestamp" | "bad_offset" | "bad_query" | "limit_too_large" | "bad_plan" | "rate_limited" | "session_required" | "csrf_failed" | "verification_failed" | "link_invalid" | "bad_email" | "bad_domain" | "bad_input" | "email_not_at_domain" | "bad_apply_url" | "submission_closed" | "free_key_taken" | "key_not_active" | "payload_too_large" | "unsupported_media_type" | "query_failed" | "payments_not_configured" | "timeout" | "unavailable";
-                        /** @description Human text; wording may change. */
-                        message: string;
-                        /** @description Link to the documentation of this code. */
-                        docs: string;
-                        /**
-                         * Format: uri
-                         * @description RFC 9457 problem type: the documentation of this code (the same link as docs).
-                         * @example https://jobledger.example/docs/errors#bad_category
-                         */
-                        type: string;
-                        /**
-                         * @description RFC 9457 title: the HTTP reason phrase of status.
-                         * @example Unprocessable Entity
-                         */
-                        title: string;
-                        /**
-                         * @description RFC 9457 status: the HTTP status code, repeated in the body.
-                         * @example 422
-                         */
-                        status: number;
-                        /** @description Seconds; on 503 timeout. */
-                        retry_after?: number;
-                    };
+                    "application/json": components["schemas"]["Error"];
                 };
             };
         };

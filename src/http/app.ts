@@ -16,6 +16,7 @@ import { Billing } from '../billing/billing.ts';
 import type { DB } from '../store/schema.ts';
 import { cachedProviderIds, facetSnapshot, type AppContext } from './context.ts';
 import { clientErrorHandler, errorHandler, frameworkErrorHandler, MAX_HEADER_BYTES, MAX_PARAM_LENGTH, sendApiError } from './errors.ts';
+import { installCompression } from './compression.ts';
 import { documentConditionalRequests, installConditionalRequests } from './conditional.ts';
 import type { KeylessPageCache } from './keyless-page-cache.ts';
 import { documentBudgetHeaders } from './openapi-headers.ts';
@@ -276,6 +277,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // ETag and 304 on the keyless routes, reports, contract and empty feed pages (issue 19): after the
   // keyless hooks, so a 304 keeps the Cache-Control of its 200.
   installConditionalRequests(app);
+  // br/gzip/deflate by Accept-Encoding (compression.ts): after the ETag hook, which tags the
+  // uncompressed bytes, and before every route, which the plugin hooks as it is added.
+  await installCompression(app);
 
   await app.register(systemRoutes(ctx, contractVersion));
   await app.register(

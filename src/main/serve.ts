@@ -24,6 +24,7 @@ import { runImport } from './import.ts';
 import { openRequestCounters } from './request-counters.ts';
 import { onShutdownSignal, openRuntime } from './runtime.ts';
 import type { MetricsServer } from '../observability/metrics.ts';
+import { startTracing, type Tracing } from '../observability/tracing.ts';
 import { configuredSources, startMetricsListener, startWorker, type RunningWorker, type WorkerSources } from './worker.ts';
 
 export interface ServeOptions {
@@ -61,9 +62,12 @@ export async function serve(options: ServeOptions): Promise<void> {
   let mailer: Mailer | undefined;
   let submissionSweep: { stop(): void } | undefined;
   let keyChanges: KeyChangeListener | undefined;
+  let tracing: Tracing | undefined;
   let sources: WorkerSources = configuredSources(config);
 
   try {
+    // Before the app is built: the instrumentation hooks Fastify instances as they are created.
+    tracing = await startTracing(config.tracing, log);
     if (options.demo) {
       const demo = await startDemoSources(config.fetch);
       closeReplay = () => demo.replay.close();
@@ -148,6 +152,7 @@ export async function serve(options: ServeOptions): Promise<void> {
       await closeReplay?.();
       await ingestDb?.destroy();
       await database.close();
+      await tracing?.shutdown();
     });
   } catch (error) {
     redis?.disconnect();
@@ -159,6 +164,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     await closeReplay?.().catch(() => undefined);
     await ingestDb?.destroy().catch(() => undefined);
     await database.close().catch(() => undefined);
+    await tracing?.shutdown();
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       throw new Error(`port ${config.port} is already in use; set PORT to another port`, { cause: error });
     }

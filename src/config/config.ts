@@ -19,6 +19,7 @@ export const ConfigSchema = Type.Object({
   port: Setting.integer('PORT', 8080, [0, 65535], 'HTTP port of the API server.'),
   host: Setting.text('HOST', '0.0.0.0', 'Address the API server listens on.'),
   databaseUrl: Setting.optionalText('DATABASE_URL', { pattern: '^postgres(ql)?://', mustBe: 'start with postgres:// or postgresql://', secret: true }, 'External PostgreSQL (15 or newer). Unset: an embedded PostgreSQL is started in the data directory.'),
+  databaseReplicaUrl: Setting.optionalText('DATABASE_REPLICA_URL', { pattern: '^postgres(ql)?://', mustBe: 'start with postgres:// or postgresql://', secret: true }, "A streaming read replica of DATABASE_URL. When set, `serve` reads listings, companies, facets and reports from it (a pool of JOBLEDGER_DB_POOL_MAX connections); keys, meters, the change and closure feeds, the export and every write stay on DATABASE_URL. Replicas lag: see docs/deploy.md for what a client may see. Unset: everything on DATABASE_URL."),
   dbPoolMax: Setting.integer('JOBLEDGER_DB_POOL_MAX', 10, [1, 1000], "Connections in each process's main PostgreSQL pool (the crawl worker opens its own small pools besides). Size the sum over all processes below the server's max_connections (docs/deploy.md)."),
   dataDir: Setting.directory('JOBLEDGER_DATA_DIR', './data', 'Data directory; the embedded PostgreSQL cluster lives in its `pg/` folder.'),
   embeddedPgPort: Setting.integer('JOBLEDGER_EMBEDDED_PG_PORT', 54329, [1, 65535], 'Loopback port of the embedded PostgreSQL. CLI commands find a running instance through its data directory.'),

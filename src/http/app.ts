@@ -45,7 +45,13 @@ import { inContract, sitePlugin, type SiteOptions } from '../site/site.ts';
 import { mcpRoutes } from '../mcp/http-route.ts';
 
 export interface AppOptions {
+  /** The primary: keys, meters, the feeds, the export and every write. */
   db: Kysely<DB>;
+  /**
+   * Where listings, companies, facets and reports are read: a streaming replica
+   * (DATABASE_REPLICA_URL, docs/deploy.md "Read replica"). Default: `db`.
+   */
+  reader?: Kysely<DB>;
   log: Logger;
   docsUrl: string;
   cursorSecret: string;
@@ -173,14 +179,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }
   });
 
+  const reader = options.reader ?? options.db;
   const ctx: AppContext = {
     db: options.db,
+    reader,
     log: options.log,
     docsUrl: options.docsUrl,
     cursorSecret: options.cursorSecret,
-    providerIds: cachedProviderIds(options.db),
-    reports: createReportReader(options.db, options.reports ?? defaultReportSettings()),
-    facets: facetSnapshot(options.db, options.log),
+    providerIds: cachedProviderIds(reader),
+    reports: createReportReader(options.db, options.reports ?? defaultReportSettings(), reader),
+    facets: facetSnapshot(reader, options.log),
     keyCache: options.keyChanges ? new KeyCache(options.keyChanges) : undefined,
     keylessPageCache: options.keylessPageCache,
   };

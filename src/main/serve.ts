@@ -51,7 +51,7 @@ function printDemoKey(secret: string, port: number): void {
 }
 
 export async function serve(options: ServeOptions): Promise<void> {
-  const rt = await openRuntime({ applicationName: 'jobledger-api' });
+  const rt = await openRuntime({ applicationName: 'jobledger-api', replica: true });
   const { config, log, database } = rt;
   let closeReplay: (() => Promise<void>) | undefined;
   let ingestDb: Kysely<DB> | undefined;
@@ -96,6 +96,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     const app = await buildApp({
       keyChanges,
       db: database.db,
+      reader: database.reader,
       log,
       docsUrl: config.docsUrl,
       cursorSecret: await cursorSecret(database.db),

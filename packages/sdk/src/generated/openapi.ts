@@ -28,7 +28,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: the database answers; 503 unavailable when it does not */
+        /** Readiness: the database (and its read replica, if one is set) answers; 503 unavailable when it does not */
         get: operations["ready"];
         put?: never;
         post?: never;

@@ -19,6 +19,7 @@ export const ConfigSchema = Type.Object({
   port: Setting.integer('PORT', 8080, [0, 65535], 'HTTP port of the API server.'),
   host: Setting.text('HOST', '0.0.0.0', 'Address the API server listens on.'),
   databaseUrl: Setting.optionalText('DATABASE_URL', { pattern: '^postgres(ql)?://', mustBe: 'start with postgres:// or postgresql://', secret: true }, 'External PostgreSQL (15 or newer). Unset: an embedded PostgreSQL is started in the data directory.'),
+  databaseReplicaUrl: Setting.optionalText('DATABASE_REPLICA_URL', { pattern: '^postgres(ql)?://', mustBe: 'start with postgres:// or postgresql://', secret: true }, "A streaming read replica of DATABASE_URL. When set, `serve` reads listings, companies, facets and reports from it (a pool of JOBLEDGER_DB_POOL_MAX connections); keys, meters, the change and closure feeds, the export and every write stay on DATABASE_URL. Replicas lag: see docs/deploy.md for what a client may see. Unset: everything on DATABASE_URL."),
   dbPoolMax: Setting.integer('JOBLEDGER_DB_POOL_MAX', 10, [1, 1000], "Connections in each process's main PostgreSQL pool (the crawl worker opens its own small pools besides). Size the sum over all processes below the server's max_connections (docs/deploy.md)."),
   dataDir: Setting.directory('JOBLEDGER_DATA_DIR', './data', 'Data directory; the embedded PostgreSQL cluster lives in its `pg/` folder.'),
   embeddedPgPort: Setting.integer('JOBLEDGER_EMBEDDED_PG_PORT', 54329, [1, 65535], 'Loopback port of the embedded PostgreSQL. CLI commands find a running instance through its data directory.'),
@@ -41,6 +42,21 @@ export const ConfigSchema = Type.Object({
   metrics: Type.Object({
     port: Setting.integer('JOBLEDGER_METRICS_PORT', 0, [0, 65535], 'Port of a separate listener serving `GET /metrics` (Prometheus text format) on HOST, in `serve` and `worker`; keep it on a private network. 0 (the default) serves no metrics.'),
     token: Setting.optionalText('JOBLEDGER_METRICS_TOKEN', { pattern: '^[\\x21-\\x7e]{16,}$', mustBe: 'be at least 16 visible ASCII characters', secret: true }, 'When set, `/metrics` answers only requests with `Authorization: Bearer <token>` (401 otherwise). Unset: anyone who reaches the metrics port may read it.'),
+  }),
+  /**
+   * OpenTelemetry tracing (observability/tracing.ts, docs/deploy.md): the standard OTEL_* variables,
+   * read by the OpenTelemetry SDK itself; listed here so that they are checked, shown by
+   * `jobledger config --check` and documented, and so that tracing stays off (nothing loaded) unless
+   * one of them asks for it ({@link tracingEnabled}).
+   */
+  tracing: Type.Object({
+    disabled: Setting.boolean('OTEL_SDK_DISABLED', false, 'true turns OpenTelemetry off whatever the other `OTEL_*` variables say.'),
+    exporter: Setting.optionalText('OTEL_TRACES_EXPORTER', { pattern: '^\\s*(otlp|console|none)\\s*(,\\s*(otlp|console|none)\\s*)*$', mustBe: 'be a comma list of otlp, console or none' }, 'Where `serve` sends request spans: `otlp`, `console` (stdout) or `none`. Tracing is on when this names an exporter other than none, or when an OTLP endpoint below is set; unset with no endpoint, no tracing code is loaded.'),
+    endpoint: Setting.optionalText('OTEL_EXPORTER_OTLP_ENDPOINT', { pattern: '^https?://\\S+$', mustBe: 'be an http(s) URL' }, 'Base URL of the OTLP receiver (a collector), e.g. http://otel-collector:4318; spans go to `<endpoint>/v1/traces`. Setting it turns tracing on.'),
+    tracesEndpoint: Setting.optionalText('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', { pattern: '^https?://\\S+$', mustBe: 'be an http(s) URL' }, 'Full URL that receives spans, used as is (overrides `OTEL_EXPORTER_OTLP_ENDPOINT` for traces). Setting it turns tracing on.'),
+    protocol: Setting.choice('OTEL_EXPORTER_OTLP_PROTOCOL', ['http/protobuf', 'http/json', 'grpc'], 'http/protobuf', 'OTLP transport: http/protobuf, http/json or grpc (then the endpoint is the gRPC port, usually 4317).'),
+    headers: Setting.optionalText('OTEL_EXPORTER_OTLP_HEADERS', { pattern: '^\\S.*$', mustBe: 'be a comma list of key=value pairs', secret: true }, 'Headers sent with each export, as key=value pairs separated by commas (e.g. an API key of a hosted backend).'),
+    serviceName: Setting.text('OTEL_SERVICE_NAME', 'jobledger', '`service.name` of the spans. The SDK also reads the other `OTEL_*` variables of the specification (`OTEL_TRACES_SAMPLER`, `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_BSP_*`, ...).'),
   }),
   /** The ECB euro reference rates behind salary_*_annual_eur and the freshness report (ingest/fx-refresh.ts). */
   fx: Type.Object({
@@ -150,6 +166,16 @@ export function stripeSettings(stripe: Config['stripe']): StripeConfig | undefin
   if (Object.keys(prices).length === 0) throw new ConfigError('JOBLEDGER_STRIPE_SECRET_KEY is set but JOBLEDGER_STRIPE_PRICES names no plan=price_id pair: nothing could be sold');
   if (new URL(apiUrl).pathname !== '/') throw new ConfigError(`JOBLEDGER_STRIPE_API_URL must be a scheme, host and port only (the client adds /v1), got "${apiUrl}"`);
   return { secretKey, webhookSecret, apiUrl, prices };
+}
+
+/**
+ * Whether the OTEL_* settings ask for tracing: an exporter other than `none` is named, or (with no
+ * exporter named, the SDK's default being otlp) an OTLP endpoint is set; never with OTEL_SDK_DISABLED.
+ */
+export function tracingEnabled(tracing: Config['tracing']): boolean {
+  if (tracing.disabled) return false;
+  if (tracing.exporter !== undefined) return tracing.exporter.split(',').some((name) => name.trim() !== 'none');
+  return tracing.endpoint !== undefined || tracing.tracesEndpoint !== undefined;
 }
 
 /** Every setting of the service, as {@link loadConfig} returns it. */

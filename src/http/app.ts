@@ -16,6 +16,7 @@ import { Billing } from '../billing/billing.ts';
 import type { DB } from '../store/schema.ts';
 import { cachedProviderIds, facetSnapshot, type AppContext } from './context.ts';
 import { clientErrorHandler, errorHandler, frameworkErrorHandler, MAX_HEADER_BYTES, MAX_PARAM_LENGTH, sendApiError } from './errors.ts';
+import { installCompression } from './compression.ts';
 import { documentConditionalRequests, installConditionalRequests } from './conditional.ts';
 import type { KeylessPageCache } from './keyless-page-cache.ts';
 import { documentBudgetHeaders } from './openapi-headers.ts';
@@ -47,7 +48,13 @@ import { inContract, sitePlugin, type SiteOptions } from '../site/site.ts';
 import { mcpRoutes } from '../mcp/http-route.ts';
 
 export interface AppOptions {
+  /** The primary: keys, meters, the feeds, the export and every write. */
   db: Kysely<DB>;
+  /**
+   * Where listings, companies, facets and reports are read: a streaming replica
+   * (DATABASE_REPLICA_URL, docs/deploy.md "Read replica"). Default: `db`.
+   */
+  reader?: Kysely<DB>;
   log: Logger;
   docsUrl: string;
   cursorSecret: string;
@@ -181,14 +188,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }
   });
 
+  const reader = options.reader ?? options.db;
   const ctx: AppContext = {
     db: options.db,
+    reader,
     log: options.log,
     docsUrl: options.docsUrl,
     cursorSecret: options.cursorSecret,
-    providerIds: cachedProviderIds(options.db),
-    reports: createReportReader(options.db, options.reports ?? defaultReportSettings()),
-    facets: facetSnapshot(options.db, options.log),
+    providerIds: cachedProviderIds(reader),
+    reports: createReportReader(options.db, options.reports ?? defaultReportSettings(), reader),
+    facets: facetSnapshot(reader, options.log),
     keyCache: options.keyChanges ? new KeyCache(options.keyChanges) : undefined,
     keylessPageCache: options.keylessPageCache,
   };
@@ -303,6 +312,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // ETag and 304 on the keyless routes, reports, contract and empty feed pages (issue 19): after the
   // keyless hooks, so a 304 keeps the Cache-Control of its 200.
   installConditionalRequests(app);
+  // br/gzip/deflate by Accept-Encoding (compression.ts): after the ETag hook, which tags the
+  // uncompressed bytes, and before every route, which the plugin hooks as it is added.
+  await installCompression(app);
 
   await app.register(systemRoutes(ctx, contractVersion));
   await app.register(

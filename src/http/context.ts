@@ -15,7 +15,13 @@ import { KEYLESS_MAX_LIMIT, type Surface } from './endpoints.ts';
 import type { ListingContext } from './schemas/listing-filters.ts';
 
 export interface AppContext {
+  /** The primary: keys, meters, the feeds' cursors (/v1/changes, closures, the export) and every write. */
   db: Kysely<DB>;
+  /**
+   * Reads that may lag behind the primary: listings, companies, facets, reports (a read replica when
+   * DATABASE_REPLICA_URL is set, else the primary itself; docs/deploy.md "Read replica").
+   */
+  reader: Kysely<DB>;
   log: Logger;
   /** Base of the `docs` link in error bodies. */
   docsUrl: string;

@@ -16,11 +16,11 @@ export interface Runtime {
 }
 
 /**
- * Load config, open and migrate the ledger. The pool's statement timeout is the API's
+ * Load config, open and migrate the ledger (and, with `replica`, open DATABASE_REPLICA_URL as `database.reader`). The pool's statement timeout is the API's
  * (`statementTimeoutMs`), the ingestion one (`ingestStatementTimeoutMs`: crawls write whole boards)
  * or none. `log` replaces the process logger (`mcp` logs to stderr: stdout is its protocol).
  */
-export async function openRuntime(options: { statementTimeout?: 'api' | 'ingest' | 'none'; applicationName: string; log?: Logger }): Promise<Runtime> {
+export async function openRuntime(options: { statementTimeout?: 'api' | 'ingest' | 'none'; applicationName: string; log?: Logger; replica?: boolean }): Promise<Runtime> {
   const config = loadConfig();
   const log = options.log ?? createLogger(config.logLevel);
   const database = await openDatabase(
@@ -31,6 +31,8 @@ export async function openRuntime(options: { statementTimeout?: 'api' | 'ingest'
       statementTimeoutMs: { api: config.statementTimeoutMs, ingest: config.ingestStatementTimeoutMs, none: 0 }[options.statementTimeout ?? 'api'],
       applicationName: options.applicationName,
       maxConnections: config.dbPoolMax,
+      // Only the API reads from the replica (DATABASE_REPLICA_URL); other commands never open it.
+      replicaUrl: options.replica ? config.databaseReplicaUrl : undefined,
     },
     log,
   );

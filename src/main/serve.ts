@@ -24,6 +24,7 @@ import { runImport } from './import.ts';
 import { openRequestCounters } from './request-counters.ts';
 import { onShutdownSignal, openRuntime } from './runtime.ts';
 import type { MetricsServer } from '../observability/metrics.ts';
+import { startTracing, type Tracing } from '../observability/tracing.ts';
 import { configuredSources, fxChore, startMetricsListener, startWorker, type RunningWorker, type WorkerSources } from './worker.ts';
 
 export interface ServeOptions {
@@ -50,7 +51,7 @@ function printDemoKey(secret: string, port: number): void {
 }
 
 export async function serve(options: ServeOptions): Promise<void> {
-  const rt = await openRuntime({ applicationName: 'jobledger-api' });
+  const rt = await openRuntime({ applicationName: 'jobledger-api', replica: true });
   const { config, log, database } = rt;
   let closeReplay: (() => Promise<void>) | undefined;
   let ingestDb: Kysely<DB> | undefined;
@@ -60,9 +61,12 @@ export async function serve(options: ServeOptions): Promise<void> {
   let metrics: MetricsServer | undefined;
   let mailer: Mailer | undefined;
   let keyChanges: KeyChangeListener | undefined;
+  let tracing: Tracing | undefined;
   let sources: WorkerSources = configuredSources(config);
 
   try {
+    // Before the app is built: the instrumentation hooks Fastify instances as they are created.
+    tracing = await startTracing(config.tracing, log);
     if (options.demo) {
       const demo = await startDemoSources(config.fetch);
       closeReplay = () => demo.replay.close();
@@ -91,6 +95,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     const app = await buildApp({
       keyChanges,
       db: database.db,
+      reader: database.reader,
       log,
       docsUrl: config.docsUrl,
       cursorSecret: await cursorSecret(database.db),
@@ -155,6 +160,7 @@ export async function serve(options: ServeOptions): Promise<void> {
       await closeReplay?.();
       await ingestDb?.destroy();
       await database.close();
+      await tracing?.shutdown();
     });
   } catch (error) {
     redis?.disconnect();
@@ -165,6 +171,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     await closeReplay?.().catch(() => undefined);
     await ingestDb?.destroy().catch(() => undefined);
     await database.close().catch(() => undefined);
+    await tracing?.shutdown();
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       throw new Error(`port ${config.port} is already in use; set PORT to another port`, { cause: error });
     }

@@ -107,7 +107,11 @@ export interface ReportReader {
   settings: ReportSettings;
 }
 
-export function createReportReader(db: Kysely<DB>, settings: ReportSettings): ReportReader {
+/**
+ * The report reader over `db`. Snapshot rows are read from `reader` (a read replica when there is one);
+ * a report with no snapshot yet is measured and stored on `db`, the primary.
+ */
+export function createReportReader(db: Kysely<DB>, settings: ReportSettings, reader: Kysely<DB> = db): ReportReader {
   // One on-demand measurement per report at a time, however many requests arrive together.
   const pending = new Map<ReportName, Promise<StoredReport>>();
   const onDemand = (name: ReportName): Promise<StoredReport> => {
@@ -121,7 +125,7 @@ export function createReportReader(db: Kysely<DB>, settings: ReportSettings): Re
   return {
     settings,
     async read(name, now = new Date()) {
-      const row = await readReportSnapshot(db, name);
+      const row = await readReportSnapshot(reader, name);
       const stored: StoredReport = row ? { data: row.data as Record<string, unknown>, measuredAt: row.measured_at } : await onDemand(name);
       const ageSeconds = Math.max(0, Math.floor((now.getTime() - stored.measuredAt.getTime()) / 1000));
       const stale = ageSeconds > 2 * settings.refreshSeconds || (name === 'freshness' && ratesAreStale(stored.data, now, settings));

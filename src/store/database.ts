@@ -33,6 +33,11 @@ export interface DatabaseOptions {
   maxConnections?: number;
   /** `application_name` reported to PostgreSQL. */
   applicationName?: string;
+  /**
+   * A streaming read replica of the same database (DATABASE_REPLICA_URL); opened as
+   * {@link Database.reader} with the same pool size and statement timeout.
+   */
+  replicaUrl?: string;
 }
 
 /** An open ledger connection. `close()` ends the pool and stops the embedded cluster if this process owns it. */
@@ -44,6 +49,11 @@ export interface Database {
   /** Connection string with credentials; used to open further pools (tests, migrations). */
   connectionString: string;
   embedded: 'owner' | 'attached' | false;
+  /**
+   * Where reads that may lag go (listings, companies, facets, reports): the replica's pool when
+   * `replicaUrl` was given, else `db` itself. Never written to.
+   */
+  reader: Kysely<DB>;
   close(): Promise<void>;
 }
 
@@ -395,6 +405,21 @@ export async function openDatabase(options: DatabaseOptions, log: Logger): Promi
     throw new Error(`cannot connect to PostgreSQL at ${redact(connectionString)}: ${(error as Error).message}`, { cause: error });
   }
 
+  let reader = db;
+  if (options.replicaUrl) {
+    const replica = connect(options.replicaUrl, { ...options, applicationName: `${options.applicationName ?? 'jobledger'}-replica`, log });
+    try {
+      await replica.pool.query('SELECT 1');
+    } catch (error) {
+      await replica.pool.end().catch(() => undefined);
+      await db.destroy().catch(() => undefined);
+      if (instance) await instance.stop().catch(() => undefined);
+      throw new Error(`cannot connect to the PostgreSQL replica at ${redact(options.replicaUrl)}: ${(error as Error).message}`, { cause: error });
+    }
+    reader = replica.db;
+    log.info({ replica: redact(options.replicaUrl) }, 'reading listings, companies, facets and reports from the replica');
+  }
+
   let closed = false;
   return {
     db,
@@ -402,9 +427,11 @@ export async function openDatabase(options: DatabaseOptions, log: Logger): Promi
     describe: embedded ? `embedded PostgreSQL (${options.dataDir}/pg, ${embedded})` : redact(connectionString),
     connectionString,
     embedded,
+    reader,
     async close() {
       if (closed) return;
       closed = true;
+      if (reader !== db) await reader.destroy().catch(() => undefined);
       await db.destroy().catch(() => undefined);
       if (instance) {
         log.info('stopping embedded PostgreSQL');

@@ -9,6 +9,7 @@ import type { KeylessPageCache } from '../../src/http/keyless-page-cache.ts';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
+import type { Kysely } from 'kysely';
 import pino, { type Logger } from 'pino';
 import { expect } from 'vitest';
 import { connectRedis, waitForRedis, type CounterStore } from '../../src/access/counters.ts';
@@ -20,6 +21,7 @@ import type { ReportSettings } from '../../src/reports/snapshots.ts';
 import type { SiteOptions } from '../../src/site/site.ts';
 import { createApiKey, type CreatedKey } from '../../src/access/api-keys.ts';
 import type { KeyChangeSignal } from '../../src/store/key-changes.ts';
+import type { DB } from '../../src/store/schema.ts';
 import { cursorSecret } from '../../src/store/settings.ts';
 import { validatingInject } from './contract.ts';
 import { createTestDatabase, type TestDatabase } from './database.ts';
@@ -54,6 +56,8 @@ export interface TestAppOptions {
   keyChanges?: KeyChangeSignal;
   /** The keyless page cache (absent: none, as in most tests; `serve` has one). */
   keylessPageCache?: KeylessPageCache;
+  /** Where listings, companies, facets and reports are read (a read replica); absent: the test database. */
+  reader?: Kysely<DB>;
 }
 
 /** The keyless burst of test apps unless a test asks for another. */
@@ -92,6 +96,7 @@ export async function buildTestApp(t: TestDatabase, options: TestAppOptions = {}
     keyChanges: options.keyChanges,
     keylessPageCache: options.keylessPageCache,
     publicUrl: options.publicUrl,
+    reader: options.reader,
   });
   if (options.contract !== false) validatingInject(app);
   if (redis) {

@@ -105,7 +105,7 @@ export function keyedCompanyRoutes(ctx: AppContext) {
         limit: query.limit,
         read: async (position, granted) => {
           const offset = position ? position.offset : query.offset;
-          const found = await listCompanies(ctx.db, query.filter, { limit: granted, offset, after: position?.after });
+          const found = await listCompanies(ctx.reader, query.filter, { limit: granted, offset, after: position?.after });
           const last = found.rows[found.rows.length - 1];
           const next = found.hasMore && last ? { after: { rank: last.rank, name: last.name, slug: last.slug }, offset: offset + found.rows.length, id: last.id } : undefined;
           return { rows: found.rows, next };
@@ -133,11 +133,11 @@ export function keyedCompanyRoutes(ctx: AppContext) {
         await request.recordMeter.reserve(1);
         // A country-locked key finds only employers with rows in its country, by any slug.
         const countryLock = request.apiKey!.key.country_lock ?? undefined;
-        const row = await findCompany(ctx.db, request.params.slug, { countryLock });
+        const row = await findCompany(ctx.reader, request.params.slug, { countryLock });
         await request.recordMeter.settle(row ? 1 : 0);
         if (!row) {
-          const current = await currentSlugFor(ctx.db, request.params.slug);
-          if (current && (!countryLock || (await findCompany(ctx.db, current, { countryLock })))) return moved(reply, '/v1', current);
+          const current = await currentSlugFor(ctx.reader, request.params.slug);
+          if (current && (!countryLock || (await findCompany(ctx.reader, current, { countryLock })))) return moved(reply, '/v1', current);
           throw notFound(request.params.slug, false);
         }
         return { data: toCompany(row) };
@@ -165,7 +165,7 @@ export function keylessCompanyRoutes(ctx: AppContext) {
       const page = await servePage({
         meter: request.recordMeter,
         limit: query.limit,
-        read: (_after, granted) => listCompanies(ctx.db, query.filter, { limit: granted, offset: 0 }),
+        read: (_after, granted) => listCompanies(ctx.reader, query.filter, { limit: granted, offset: 0 }),
       });
       // The keyless surface does not page: has_more is false and next_cursor null by definition.
       return { data: page.rows.map(toCompany), has_more: false, limit: query.limit, offset: 0, next_cursor: null };
@@ -185,9 +185,9 @@ export function keylessCompanyRoutes(ctx: AppContext) {
         },
       },
       async (request, reply) => {
-        const row = await findCompany(ctx.db, request.params.slug);
+        const row = await findCompany(ctx.reader, request.params.slug);
         if (!row) {
-          const current = await currentSlugFor(ctx.db, request.params.slug);
+          const current = await currentSlugFor(ctx.reader, request.params.slug);
           if (current) return moved(reply, '/public', current);
           throw notFound(request.params.slug, true);
         }

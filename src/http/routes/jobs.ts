@@ -77,14 +77,14 @@ export function keyedJobRoutes(ctx: AppContext) {
         cursor: keysetCursor(ctx.cursorSecret, '/v1/jobs', { filter: listing.filter, scope: listing.scope }),
         sent: listing.cursor,
         limit: listing.limit,
-        read: (after, granted) => listJobs(ctx.db, listing.filter, listing.scope, { limit: granted, after, includeDescription: listing.includeDescription }),
+        read: (after, granted) => listJobs(ctx.reader, listing.filter, listing.scope, { limit: granted, after, includeDescription: listing.includeDescription }),
       });
       return pageBody(ctx, listing, page.rows, page.nextCursor);
     });
 
     serveRoute(app, one, async ({ request, query, params }) => {
       await request.recordMeter.reserve(1);
-      const found = await findJob(ctx.db, params.id, { includeClosed: query.includeClosed });
+      const found = await findJob(ctx.reader, params.id, { includeClosed: query.includeClosed });
       // A country-locked key sees only its country (spec: Authentication item 9).
       const lock = request.apiKey!.key.country_lock;
       const row = found && (!lock || found.country === lock) ? found : undefined;
@@ -116,7 +116,7 @@ export function keylessJobRoutes(ctx: AppContext) {
         const page = await servePage({
           meter: request.recordMeter,
           limit: listing.limit,
-          read: (_after, granted) => listJobs(ctx.db, listing.filter, listing.scope, { limit: granted, includeDescription: listing.includeDescription }),
+          read: (_after, granted) => listJobs(ctx.reader, listing.filter, listing.scope, { limit: granted, includeDescription: listing.includeDescription }),
         });
         // The keyless surface does not page: has_more is false and next_cursor null by definition.
         return pageBody(ctx, listing, page.rows, null);
@@ -125,7 +125,7 @@ export function keylessJobRoutes(ctx: AppContext) {
       if (!cache) return answer();
       // Keyed by the parsed request: equivalent spellings of a query share an entry.
       const key = JSON.stringify([listing.filter, listing.scope, listing.limit, listing.includeDescription]);
-      const cached = await cache.serve(key, () => changeWatermark(ctx.db), async () => reply.serialize(await answer()) as string);
+      const cached = await cache.serve(key, () => changeWatermark(ctx.reader), async () => reply.serialize(await answer()) as string);
       reply.header('ETag', cached.etag).type('application/json; charset=utf-8');
       return cached.bytes;
     });
@@ -144,7 +144,7 @@ export function keylessJobRoutes(ctx: AppContext) {
         },
       },
       async (request) => {
-        const row = await findJob(ctx.db, request.params.id, { includeClosed: false });
+        const row = await findJob(ctx.reader, request.params.id, { includeClosed: false });
         if (!row) throw notFound(request.params.id);
         return toJobEnvelope(row);
       },

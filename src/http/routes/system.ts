@@ -71,8 +71,8 @@ export function systemRoutes(ctx: AppContext, contractVersion: string) {
         schema: {
           operationId: 'ready',
           tags: ['system'],
-          summary: 'Readiness: the database answers; 503 unavailable when it does not',
-          description: 'Answers 200 once the database answers a query, 503 unavailable when it does not: for a readiness probe or a load balancer.',
+          summary: 'Readiness: the database (and its read replica, if one is set) answers; 503 unavailable when it does not',
+          description: 'Answers 200 once the database (and the read replica, when one is configured) answers a query, 503 unavailable when either does not: for a readiness probe or a load balancer.',
           security: [],
           response: { 200: Type.Object({ status: Type.Literal('ready') }), ...errorResponses(400, 503) },
         },
@@ -81,6 +81,8 @@ export function systemRoutes(ctx: AppContext, contractVersion: string) {
         reply.header('Cache-Control', 'no-store');
         try {
           await ping(ctx.db);
+          // With a read replica, listings are read there: not ready while it does not answer.
+          if (ctx.reader !== ctx.db) await ping(ctx.reader);
         } catch {
           throw unavailable();
         }

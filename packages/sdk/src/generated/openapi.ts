@@ -32,8 +32,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Readiness: the database answers; 503 unavailable when it does not
-         * @description Answers 200 once the database answers a query, 503 unavailable when it does not: for a readiness probe or a load balancer.
+         * Readiness: the database (and its read replica, if one is set) answers; 503 unavailable when it does not
+         * @description Answers 200 once the database (and the read replica, when one is configured) answers a query, 503 unavailable when either does not: for a readiness probe or a load balancer.
          */
         get: operations["ready"];
         put?: never;

@@ -19,13 +19,13 @@ import { SubmissionDesk } from '../ingest/submissions.ts';
 import path from 'node:path';
 import { seedDemoTargets } from '../ingest/bundled-feeds.ts';
 import { DEMO_KEY_PLAN, ensureDemoKey, startDemoSources } from './demo.ts';
-import { clusterChores, startChores, type RunningChores } from '../chores/chores.ts';
+import type { RunningChores } from '../chores/chores.ts';
 import { runImport } from './import.ts';
 import { openRequestCounters } from './request-counters.ts';
 import { onShutdownSignal, openRuntime } from './runtime.ts';
 import type { MetricsServer } from '../observability/metrics.ts';
 import { startTracing, type Tracing } from '../observability/tracing.ts';
-import { configuredSources, fxChore, startMetricsListener, startWorker, type RunningWorker, type WorkerSources } from './worker.ts';
+import { configuredSources, startClusterChores, startMetricsListener, startWorker, type RunningWorker, type WorkerSources } from './worker.ts';
 
 export interface ServeOptions {
   demo: boolean;
@@ -125,19 +125,7 @@ export async function serve(options: ServeOptions): Promise<void> {
     // Report snapshots, retention, the submissions' reminders and the ECB fetch are scheduled chores,
     // run once per cluster by whichever process takes the job (src/chores/chores.ts); every process
     // serves the shared snapshots.
-    chores = await startChores({
-      connectionString: database.connectionString,
-      db: database.db,
-      log,
-      applicationName: 'jobledger-chores',
-      chores: clusterChores({
-        db: database.db,
-        reports,
-        retention: { changeEventDays: config.changeEventRetentionDays, crawlRunDays: config.crawlRunRetentionDays },
-        submissions,
-        fx: fxChore(config, sources, log),
-      }),
-    });
+    chores = await startClusterChores(config, log, database, sources, { submissions });
     // The worker recrawls every target on its interval (the demo's from the replay server).
     if (options.worker ?? config.worker.inServe) worker = await startWorker(config, log, database, sources);
     const served = await countServed(database.db);

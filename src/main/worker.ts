@@ -14,7 +14,7 @@ import type { PipelineDeps } from '../ingest/pipeline.ts';
 import { createPostingProbe } from '../ingest/posting-probe.ts';
 import { connect, type Database } from '../store/database.ts';
 import { defaultReportSettings } from '../reports/snapshots.ts';
-import { clusterChores, startChores } from '../chores/chores.ts';
+import { clusterChores, startChores, type RunningChores } from '../chores/chores.ts';
 import { startDemoSources } from './demo.ts';
 import { startMetricsServer, watchLedger, type MetricsServer } from '../observability/metrics.ts';
 import { onShutdownSignal, openRuntime } from './runtime.ts';
@@ -53,6 +53,35 @@ export function fxChore(config: Config, sources: WorkerSources, log: Logger): { 
   if (!sources.fx) return undefined;
   const fxLog = log.child({ component: 'fx' });
   return { fetcher: createFetcher(config.fetch, fxLog), url: sources.fx.url, everySeconds: sources.fx.refreshSeconds, log: fxLog };
+}
+
+/**
+ * Schedule the cluster's chores from this process and work their queues (src/chores/chores.ts): the
+ * report snapshots, retention and the ECB fetch (when `sources` fetch rates) everywhere, plus what only
+ * some processes can do (`websites` in a standalone worker with real sources, `submissions` in serve,
+ * which has the mailer).
+ * @throws when pg-boss cannot start (database unreachable).
+ */
+export async function startClusterChores(
+  config: Config,
+  log: Logger,
+  database: Database,
+  sources: WorkerSources,
+  extra: Pick<Parameters<typeof clusterChores>[0], 'websites' | 'submissions'>,
+): Promise<RunningChores> {
+  return startChores({
+    connectionString: database.connectionString,
+    db: database.db,
+    log,
+    applicationName: 'jobledger-chores',
+    chores: clusterChores({
+      db: database.db,
+      reports: defaultReportSettings(config.reportRefreshSeconds, sources.fx ? config.fx.maxAgeDays : undefined),
+      retention: { changeEventDays: config.changeEventRetentionDays, crawlRunDays: config.crawlRunRetentionDays },
+      fx: fxChore(config, sources, log),
+      ...extra,
+    }),
+  });
 }
 
 export interface RunningWorker {
@@ -152,18 +181,8 @@ export async function runWorker(options: { demo: boolean }): Promise<void> {
     const worker = await startWorker(config, log, database, sources);
     // The cluster's chores; website verification fetches real sites, so never in the demo.
     const fetcher = options.demo ? undefined : createFetcher(config.fetch, log.child({ component: 'websites' }));
-    const chores = await startChores({
-      connectionString: database.connectionString,
-      db: database.db,
-      log,
-      applicationName: 'jobledger-chores',
-      chores: clusterChores({
-        db: database.db,
-        reports: defaultReportSettings(config.reportRefreshSeconds, sources.fx ? config.fx.maxAgeDays : undefined),
-        retention: { changeEventDays: config.changeEventRetentionDays, crawlRunDays: config.crawlRunRetentionDays },
-        websites: fetcher ? { fetcher, log: log.child({ component: 'websites' }) } : undefined,
-        fx: fxChore(config, sources, log),
-      }),
+    const chores = await startClusterChores(config, log, database, sources, {
+      websites: fetcher ? { fetcher, log: log.child({ component: 'websites' }) } : undefined,
     });
     const metrics = await startMetricsListener(config, log, database);
     onShutdownSignal(log, async () => {

@@ -1,6 +1,8 @@
 /**
  * Every operation of the OpenAPI document carries a real example (issue 19): the answer the service
- * gave, over the imported demo corpus, to one stated request (src/http/openapi-examples.ts).
+ * gave, over the demo's recorded boards (fixtures/manifest.json, imported through the real pipeline; the
+ * tests' hand-written boards are left out, so no invented employer reaches /docs), to one stated
+ * request (src/http/openapi-examples.ts).
  *
  * Run normally, the test sends each request again to the app over a fresh import of the corpus and
  * requires the same status and the same body, ids, slugs, cursors and instants aside (they change with
@@ -9,9 +11,11 @@
  */
 import { writeFileSync } from 'node:fs';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLES_FILE, recordedExamples, type RecordedExample } from '../src/http/openapi-examples.ts';
-import { allPages, bearer, useCorpusApp } from './helpers/app.ts';
+import { allPages, bearer, useTestApp } from './helpers/app.ts';
+import { replayPipeline } from './helpers/corpus.ts';
+import { DEMO_MANIFEST } from './helpers/fixtures.ts';
 
 const RECORD = process.env.JOBLEDGER_RECORD_OPENAPI_EXAMPLES === '1';
 
@@ -83,11 +87,13 @@ const DAY = /\b\d{4}-\d{2}-\d{2}\b/g;
 const SLUG_ID = /-[0-9a-f]{8}\b/g;
 /** Values that change with every import or every call: cursors, the key's own prefix, ages. */
 const VOLATILE_KEYS = new Set(['next_cursor', 'next_since', 'key_prefix', 'age_seconds', 'first_seen_lag_hours', 'retry_after', 'time', 'created']);
+/** The same keys inside a text body (the export's NDJSON lines): `"key":value`. */
+const VOLATILE_IN_TEXT = new RegExp(`"(${[...VOLATILE_KEYS].join('|')})":("[^"]*"|[^,}\\]]+)`, 'g');
 
 /** A body with what changes between imports replaced by placeholders. */
 function stable(value: unknown, key?: string): unknown {
   if (key !== undefined && VOLATILE_KEYS.has(key) && value !== null) return `<${key}>`;
-  if (typeof value === 'string') return value.replace(UUID, '<uuid>').replace(INSTANT, '<instant>').replace(DAY, '<day>').replace(SLUG_ID, '-<id>');
+  if (typeof value === 'string') return value.replace(VOLATILE_IN_TEXT, '"$1":"<$1>"').replace(UUID, '<uuid>').replace(INSTANT, '<instant>').replace(DAY, '<day>').replace(SLUG_ID, '-<id>');
   if (Array.isArray(value)) return value.map((v) => stable(v));
   if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, stable(v, k)]));
   return value;
@@ -99,7 +105,18 @@ function bodyOf(res: LightMyRequestResponse): { mediaType: string; value: unknow
 }
 
 describe('the examples of the OpenAPI document', () => {
-  const ctx = useCorpusApp();
+  const ctx = useTestApp();
+
+  beforeAll(async () => {
+    const pipeline = await replayPipeline(ctx.t.db);
+    try {
+      const demo = new Set(DEMO_MANIFEST.map((e) => `${e.provider}:${e.board}`));
+      const reports = await pipeline.crawl(pipeline.targets.filter((t) => demo.has(`${t.provider_id}:${t.board}`)));
+      expect(reports.filter((r) => r.outcome === 'failed')).toEqual([]);
+    } finally {
+      await pipeline.close();
+    }
+  }, 300_000);
 
   async function send(exchange: Exchange): Promise<LightMyRequestResponse> {
     const headers = { ...(exchange.keyed ? bearer(ctx.key) : {}), ...exchange.headers };

@@ -117,5 +117,8 @@ export function targetOf(entry: ManifestEntry, extra: Partial<CrawlTarget> = {})
   return { ...target, ...extra };
 }
 
-/** How many targets the demo (`fixtures/manifest.json`) imports: what `npm start` logs as `targets`. */
-export const DEMO_TARGETS: number = (JSON.parse(fs.readFileSync(path.join(FIXTURES, 'manifest.json'), 'utf8')) as ManifestEntry[]).length;
+/** The demo's targets (`fixtures/manifest.json`): recorded boards only, what `npm start` imports. */
+export const DEMO_MANIFEST: readonly ManifestEntry[] = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'manifest.json'), 'utf8')) as ManifestEntry[];
+
+/** How many targets the demo imports: what `npm start` logs as `targets`. */
+export const DEMO_TARGETS: number = DEMO_MANIFEST.length;

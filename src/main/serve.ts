@@ -97,6 +97,7 @@ export async function serve(options: ServeOptions): Promise<void> {
       requestCounters,
       trustProxyHops: config.trustProxyHops,
       keylessBurst: config.keylessBurst,
+      recordBlocks: config.recordBlocks,
       // `/public/jobs` answers kept as bytes per query, invalidated by the change feed (issue 22).
       keylessPageCache: new KeylessPageCache(),
       reports,

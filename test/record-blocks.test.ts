@@ -1,0 +1,144 @@
+/**
+ * The record meter's blocks across real API processes (issue 22, docs/metering.md "Blocks of
+ * records"): three `jobledger serve` processes on one database, blocks of at most 200 records.
+ * Requests are served from a process's block without a database write; the processes together serve
+ * exactly the allowance; a process killed with SIGKILL while it holds a block loses at most that block
+ * (counted as used, never served), nothing is over-served, and a new process serves the rest.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey, type CreatedKey } from '../src/access/api-keys.ts';
+import { startCli, type CliProcess } from './helpers/cli-process.ts';
+import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import { freePort } from './helpers/ports.ts';
+
+const BLOCK = 200;
+
+interface Api {
+  cli: CliProcess;
+  base: string;
+}
+
+async function startApi(databaseUrl: string): Promise<Api> {
+  const port = await freePort();
+  const cli = startCli(['serve', '--no-worker'], {
+    DATABASE_URL: databaseUrl,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    JOBLEDGER_REQUEST_COUNTERS: 'memory',
+    JOBLEDGER_RECORD_BLOCK: String(BLOCK),
+    // No block expires during the test: what a killed process loses is exactly what it held.
+    JOBLEDGER_RECORD_BLOCK_SECONDS: '3600',
+  });
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 120_000;
+  while (!(await fetch(`${base}/health`).then((r) => r.ok, () => false))) {
+    if (cli.child.exitCode !== null) throw new Error(`serve exited early:\n${cli.output()}`);
+    if (Date.now() > deadline) throw new Error(`serve did not come up:\n${cli.output()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { cli, base };
+}
+
+interface Answer {
+  status: number;
+  rows: number;
+  used: number;
+  remaining: number;
+}
+
+async function page(api: Api, key: CreatedKey, limit: number): Promise<Answer> {
+  const res = await fetch(`${api.base}/v1/jobs?limit=${limit}`, { headers: { authorization: `Bearer ${key.secret}` } });
+  const body = (await res.json()) as { data?: unknown[]; error?: string };
+  if (res.status !== 200) expect(body.error).toBe('record_quota_exhausted');
+  return { status: res.status, rows: body.data?.length ?? 0, used: Number(res.headers.get('x-ratelimit-records-used')), remaining: Number(res.headers.get('x-ratelimit-records-remaining')) };
+}
+
+describe('record blocks across real API processes', () => {
+  let t: TestDatabase;
+  let apis: Api[] = [];
+  const month = `${new Date().toISOString().slice(0, 7)}-01`;
+  const durableUsed = async (key: CreatedKey) =>
+    (await t.db.selectFrom('record_usage').select('used').where('api_key_id', '=', key.id).where('period_start', '=', month).executeTakeFirst())?.used ?? 0;
+
+  beforeAll(async () => {
+    t = await createTestDatabase({ corpus: true });
+    await t.db
+      .insertInto('plans')
+      .values([
+        { id: 'blocks', label: 'Blocks', price_cents: 100, records_per_month: 3000, requests_per_day: 100_000, requests_per_minute: 10_000, max_page_size: 200, purchasable: false },
+        { id: 'crash', label: 'Crash', price_cents: 100, records_per_month: 2000, requests_per_day: 100_000, requests_per_minute: 10_000, max_page_size: 200, purchasable: false },
+      ])
+      .execute();
+    apis = await Promise.all([0, 1, 2].map(() => startApi(t.url)));
+  }, 300_000);
+  afterAll(async () => {
+    for (const api of apis) if (api.cli.child.exitCode === null && api.cli.child.signalCode === null) api.cli.child.kill('SIGTERM');
+    await Promise.all(apis.map((a) => a.cli.exited));
+    await t?.drop();
+  });
+
+  it('serves from a block without a write per request, and two processes serve exactly the allowance', async () => {
+    const key = await createApiKey(t.db, { planId: 'blocks' });
+    // Three pages, one write: the durable meter holds the block, the headers the records served.
+    const first = [await page(apis[0]!, key, 50), await page(apis[0]!, key, 50), await page(apis[0]!, key, 50)];
+    expect(first.map((a) => [a.status, a.rows, a.used, a.remaining])).toEqual([
+      [200, 50, 50, 2950],
+      [200, 50, 100, 2900],
+      [200, 50, 150, 2850],
+    ]);
+    expect(await durableUsed(key)).toBe(BLOCK);
+
+    // Concurrent pages through both processes until both refuse: exactly the allowance is served.
+    let served = 150;
+    for (let round = 0; ; round++) {
+      expect(round, 'the allowance never ran out').toBeLessThan(100);
+      const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => page(apis[i % 2]!, key, 50)));
+      for (const a of answers) {
+        expect(a.used).toBeLessThanOrEqual(3000);
+        if (a.status === 402) expect(a.remaining).toBe(0);
+      }
+      served += answers.reduce((sum, a) => sum + a.rows, 0);
+      if (answers.every((a) => a.status === 402)) break;
+    }
+    expect(served).toBe(3000);
+    expect(await durableUsed(key)).toBe(3000);
+  }, 120_000);
+
+  it('loses at most the block a killed process held, never over-serves, and a new process serves the rest', async () => {
+    const key = await createApiKey(t.db, { planId: 'crash' });
+    const [a, b, c] = apis as [Api, Api, Api];
+    let served = 0;
+    for (let i = 0; i < 3; i++) served += (await page(a, key, 50)).rows;
+    expect(await durableUsed(key)).toBe(BLOCK); // a holds 50 unspent
+    const fromB = await page(b, key, 30);
+    served += fromB.rows;
+    // b took a block of its own; it counts a's unspent 50 as used (it cannot know better).
+    expect(await durableUsed(key)).toBe(2 * BLOCK);
+    expect(fromB.used).toBe(2 * BLOCK - (BLOCK - 30));
+
+    // A clean shutdown gives the unspent rest back; SIGKILL cannot.
+    b.cli.child.kill('SIGTERM');
+    expect((await b.cli.exited).code).toBe(0);
+    expect(await durableUsed(key)).toBe(150 + 30 + 50);
+    a.cli.child.kill('SIGKILL');
+    expect((await a.cli.exited).signal).toBe('SIGKILL');
+    expect(await durableUsed(key)).toBe(150 + 30 + 50);
+
+    // A process that never served the key serves what is left, then 402.
+    let last: Answer;
+    for (let i = 0; ; i++) {
+      expect(i, 'the allowance never ran out').toBeLessThan(100);
+      last = await page(c, key, 50);
+      served += last.rows;
+      if (last.status === 402) break;
+      expect(last.used).toBeLessThanOrEqual(2000);
+    }
+    expect(last.remaining).toBe(0);
+    expect(await durableUsed(key)).toBe(2000);
+    expect(served).toBeLessThanOrEqual(2000);
+    const lost = 2000 - served;
+    expect(lost).toBeLessThanOrEqual(BLOCK);
+    expect(lost).toBe(50); // exactly the killed process's unspent block records
+  }, 120_000);
+});

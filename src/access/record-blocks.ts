@@ -13,7 +13,8 @@
  * 1/{@link BLOCK_SHARE} of what remains, and below {@link minBlock} records (or below what the
  * request needs) the process reserves exactly what each request needs, one write per request as
  * before, so the last records are not stranded in another process's block and "exactly 50 left →
- * exactly 50 served, then 402" holds across processes. Unused records of an exact reservation go
+ * exactly 50 served, then 402" holds across processes. The last block taken before that point (none
+ * would follow it) is given back after about a second rather than its lifetime. Unused records of an exact reservation go
  * straight back to the durable meter; unused records of a block go back to the block.
  *
  * Keys without an allowance (country-locked keys: records counted, never refused) take no blocks at
@@ -50,6 +51,13 @@ export const BLOCK_SHARE = 8;
 
 /** How often (ms) counts of unlimited keys are written and expired blocks given back. */
 const TICK_MS = 1000;
+
+/**
+ * Age (ms) after which a block is given back once no further block would be taken for its key (the
+ * end of the allowance): other processes then reserve exactly, and what this block holds is the only
+ * thing that can strand records, so it is held about a second (given back at the next tick after).
+ */
+const END_GAME_MS = 1000;
 
 /**
  * The smallest block worth holding: a tenth of the largest (200 records by default, one full page
@@ -172,7 +180,8 @@ export class HeldRecords {
       if (taken.block) {
         if (this.#available === 0) this.#takenAt = performance.now();
         this.#available += taken.granted;
-        this.#exact = false;
+        // The last block: what remains after it is metered exactly, and the block goes back soon.
+        this.#exact = blockSize(limit - taken.used, this.#owner.settings.maxBlock) === 0;
         continue;
       }
       // No block could be taken: the take reserved this request's records exactly.
@@ -231,7 +240,10 @@ export class HeldRecords {
         this.#flushing = 0;
       }
     }
-    if (this.#available > 0 && !this.#refill && performance.now() - this.#takenAt >= maxAgeMs) {
+    // Near the end of the allowance other processes reserve exactly and may run dry while this block
+    // holds records: it goes back within a second or two instead of a lifetime.
+    const maxAge = this.#exact ? Math.min(maxAgeMs, END_GAME_MS) : maxAgeMs;
+    if (this.#available > 0 && !this.#refill && performance.now() - this.#takenAt >= maxAge) {
       const unspent = this.#available;
       this.#available = 0;
       try {

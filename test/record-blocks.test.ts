@@ -4,10 +4,12 @@
  * Requests are served from a process's block without a database write; the processes together serve
  * exactly the allowance; a process killed with SIGKILL while it holds a block loses at most that block
  * (counted as used, never served), nothing is over-served, and a new process serves the rest; the
- * last block before the end goes back within seconds, so its records are not stranded.
+ * last block before the end goes back within seconds, so its records are not stranded. A key without
+ * an allowance is counted in memory and written within seconds and at shutdown.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, type CreatedKey } from '../src/access/api-keys.ts';
+import { bearer, buildTestApp } from './helpers/app.ts';
 import { startCli, type CliProcess } from './helpers/cli-process.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 import { freePort } from './helpers/ports.ts';
@@ -134,6 +136,28 @@ describe('record blocks across real API processes', () => {
     expect(answer.rows).toBe(11);
     expect(served).toBe(170);
     expect(await durableUsed(key)).toBe(170);
+  }, 60_000);
+
+  it('counts the records of a key without an allowance in memory, writes them within seconds and at shutdown', async () => {
+    const key = await createApiKey(t.db, { planId: 'scale', countryLock: 'DE' });
+    const app = await buildTestApp(t);
+    const get = async () => {
+      const res = await app.inject({ method: 'GET', url: '/v1/jobs?limit=5', headers: bearer(key) });
+      expect(res.headers['x-ratelimit-records-remaining']).toBe('unlimited');
+      return Number(res.headers['x-ratelimit-records-used']);
+    };
+    try {
+      expect([await get(), await get(), await get()]).toEqual([5, 10, 15]);
+      const started = Date.now();
+      while ((await durableUsed(key)) !== 15) {
+        expect(Date.now() - started, 'the count was not written').toBeLessThan(5000);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(await get()).toBe(20);
+    } finally {
+      await app.close();
+    }
+    expect(await durableUsed(key)).toBe(20);
   }, 60_000);
 
   it('loses at most the block a killed process held, never over-serves, and a new process serves the rest', async () => {

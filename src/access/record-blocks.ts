@@ -120,6 +120,8 @@ export class HeldRecords {
     this.keyId = keyId;
     this.period = period;
     this.limit = limit;
+    // An allowance too small for a block even when unused (the explore plan's 1,000) is exact from the start.
+    this.#exact = limit !== null && blockSize(limit, owner.settings.maxBlock) === 0;
   }
 
   /** Whether the durable figure is known (else {@link read} before reporting {@link used}). */
@@ -189,7 +191,13 @@ export class HeldRecords {
       return { block: this.#drain(), exact: taken.granted };
     }
     const local = this.#drain();
-    const reserved = await this.#write(() => reserveRecords(this.#owner.db, this.keyId, this.period, wanted - local, limit));
+    let reserved;
+    try {
+      reserved = await this.#write(() => reserveRecords(this.#owner.db, this.keyId, this.period, wanted - local, limit));
+    } catch (error) {
+      this.#available += local;
+      throw error;
+    }
     this.#durable = reserved.used;
     this.#exact = blockSize(limit - reserved.used, this.#owner.settings.maxBlock) === 0;
     return { block: local, exact: reserved.granted };

@@ -40,7 +40,7 @@ export interface RecordBlockSettings {
 }
 
 /** Defaults of {@link RecordBlockSettings}: the config's defaults and what tests' apps run with. */
-export const DEFAULT_RECORD_BLOCKS: RecordBlockSettings = { maxBlock: 2000, lifetimeSeconds: 30 };
+export const DEFAULT_RECORD_BLOCKS: RecordBlockSettings = { maxBlock: 2000, lifetimeSeconds: 10 };
 
 /**
  * A block is at most 1/8 of the records that remain when it is taken: with P processes taking

@@ -117,24 +117,28 @@ describe('record blocks across real API processes', () => {
     // 170 records: the first block is 21 (an eighth); 149 left after it are too few for another.
     const key = await createApiKey(t.db, { planId: 'endgame' });
     const [a, b] = apis as [Api, Api];
-    let served = (await page(a, key, 10)).rows;
-    expect(await durableUsed(key)).toBe(21);
+    const first = await page(a, key, 10);
+    expect([first.rows, first.used, first.remaining]).toEqual([10, 10, 160]); // a holds 11 more
+    // The block was taken (21), unless a's second-long hold already ended (10).
+    expect([21, 10]).toContain(await durableUsed(key));
+    let served = first.rows;
     let answer: Answer;
     do {
       answer = await page(b, key, 50);
       served += answer.rows;
     } while (answer.status === 200);
-    expect(served).toBe(170 - 11); // a holds 11
     expect(answer.remaining).toBe(0);
+    expect(served).toBeLessThanOrEqual(170);
+    // Unless they came back during the drain already, a's 11 records come back within seconds
+    // (its block would otherwise live the hour this test sets).
     const started = Date.now();
-    do {
+    while (served < 170) {
       expect(Date.now() - started, 'the block was not given back').toBeLessThan(5000);
       await new Promise((r) => setTimeout(r, 200));
-      answer = await page(b, key, 50);
-      served += answer.rows;
-    } while (answer.status === 402);
-    expect(answer.rows).toBe(11);
+      served += (await page(b, key, 50)).rows;
+    }
     expect(served).toBe(170);
+    expect((await page(b, key, 50)).status).toBe(402);
     expect(await durableUsed(key)).toBe(170);
   }, 60_000);
 

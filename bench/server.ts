@@ -79,6 +79,8 @@ const app = await buildApp({
   keylessPageCache: new KeylessPageCache(),
   reports: defaultReportSettings(config.reportRefreshSeconds),
   keyedLimits: process.env.BENCH_LIMITS !== 'off',
+  // As `serve`: the record meter serves from blocks of records (issue 22).
+  recordBlocks: config.recordBlocks,
 });
 app.get('/__bench/stats', async () => ({ redisCommands }));
 if (process.env.BENCH_CAPTURE === '1') {

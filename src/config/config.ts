@@ -9,6 +9,7 @@
  */
 import path from 'node:path';
 import { Type, type StaticDecode, type TSchema } from 'typebox';
+import { DEFAULT_RECORD_BLOCKS } from '../access/record-blocks.ts';
 import { sourceSettings } from '../ingest/connectors/registry.ts';
 import { ConfigError, Setting, defaultText, isSetting, readSetting, type SettingMeta } from './setting.ts';
 
@@ -34,6 +35,11 @@ export const ConfigSchema = Type.Object({
   docsUrl: Setting.url('JOBLEDGER_DOCS_URL', 'https://github.com/jobledger/jobledger/blob/main/docs/errors.md', 'Base of the `docs` link in error bodies.'),
   trustProxyHops: Setting.integer('JOBLEDGER_TRUST_PROXY_HOPS', 0, [0, 10], 'Reverse-proxy hops whose X-Forwarded-For is trusted for the client address; 0 uses the socket address.'),
   keylessBurst: Setting.integer('JOBLEDGER_KEYLESS_BURST', 10, [0, 100_000], 'Keyless (/public) requests allowed per 5 seconds and client address (about 2 per second); beyond it 429. 0 turns the limit off (e.g. behind a CDN that limits).'),
+  /** The record meter's blocks (issue 22; access/record-blocks.ts, docs/metering.md). */
+  recordBlocks: Type.Object({
+    maxBlock: Setting.integer('JOBLEDGER_RECORD_BLOCK', DEFAULT_RECORD_BLOCKS.maxBlock, [0, 1_000_000], "Largest block of a key's monthly records an API process takes from the durable meter (one database write per block, not per request); a block is at most 1/8 of what remains, and below a tenth of this size requests reserve exactly. A crash loses at most the unspent rest of a block (counted as used, never served). 0: every request writes."),
+    lifetimeSeconds: Setting.integer('JOBLEDGER_RECORD_BLOCK_SECONDS', DEFAULT_RECORD_BLOCKS.lifetimeSeconds, [1, 3600], "Seconds an API process serves from a block before giving its unspent rest back to the durable meter (also given back at shutdown)."),
+  }),
   reportRefreshSeconds: Setting.integer('JOBLEDGER_REPORT_REFRESH_SECONDS', 900, [10, 86_400], 'Seconds between refreshes of the report snapshots (freshness, coverage, stats); a snapshot older than twice this is reported stale.'),
   /** Retention (issue 20; src/store/retention.ts, docs/sync.md): the change feed keeps this many days; older `since` answers 410 since_expired. */
   changeEventRetentionDays: Setting.integer('JOBLEDGER_CHANGE_EVENT_RETENTION_DAYS', 90, [1, 36_500], 'Days of change events the change feed keeps; older events are deleted in batches by the retention chore, and a since before the oldest kept event answers 410 since_expired.'),

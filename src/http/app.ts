@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { CounterStore } from '../access/counters.ts';
 import { KeylessLimiter } from '../access/keyless-limit.ts';
 import { systemClock, type Clock } from '../access/periods.ts';
+import { RecordBlocks, type RecordBlockSettings } from '../access/record-blocks.ts';
 import { RequestLimiter } from '../access/request-limits.ts';
 import { ApiError } from '../domain/errors.ts';
 import { Billing } from '../billing/billing.ts';
@@ -84,6 +85,11 @@ export interface AppOptions {
    * and without it /v1/me cannot answer.
    */
   keyedLimits?: boolean;
+  /**
+   * Blocks of records each process takes from the durable record meter (access/record-blocks.ts,
+   * issue 22); default DEFAULT_RECORD_BLOCKS. `serve` passes the JOBLEDGER_RECORD_BLOCK settings.
+   */
+  recordBlocks?: RecordBlockSettings;
   /** The billing service (src/billing); default: one with no payment provider, which sells nothing. */
   billing?: Billing;
   /** The session check for POST /public/checkout without a website (tests); with `site`, the site's own is used. Default: 401 `session_required`. */
@@ -321,7 +327,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     async (v1) => {
       v1.addHook('onRequest', requireApiKey(ctx));
       // Request limits, record meter and budget headers for every /v1 endpoint (after authentication).
-      if (options.keyedLimits !== false) installKeyedAccess(v1, { db: options.db, requests: requestLimiter, clock, docsUrl: options.docsUrl });
+      if (options.keyedLimits !== false) {
+        const recordBlocks = new RecordBlocks(options.db, options.log.child({ component: 'record-blocks' }), options.recordBlocks);
+        recordBlocks.start();
+        // Unspent block records go back to the durable meter before the app (and its pool) closes.
+        app.addHook('onClose', async () => recordBlocks.close());
+        installKeyedAccess(v1, { requests: requestLimiter, recordBlocks, clock, docsUrl: options.docsUrl });
+      }
       await v1.register(keyedJobRoutes(ctx));
       await v1.register(meRoutes(clock));
       await v1.register(keyedCompanyRoutes(ctx));

@@ -3,6 +3,7 @@
  * calls go to the /v1 routes with the given API key, so they are limited and metered like REST:
  * - in process (default): the real app (`buildApp`, as `serve` builds it, same request counters)
  *   over the configured ledger (DATABASE_URL, or the embedded PostgreSQL), answering without listening;
+ *   its record meter takes no blocks (every reservation is written at once, docs/metering.md);
  * - with `url`: over HTTP to a running jobledger (no database needed here).
  * stdout carries the protocol only: logs go to stderr.
  */
@@ -49,6 +50,9 @@ export async function runMcp(options: McpOptions): Promise<void> {
       cursorSecret: await cursorSecret(database.db),
       requestCounters: counters,
       reports: defaultReportSettings(config.reportRefreshSeconds, config.fx.fetch ? config.fx.maxAgeDays : undefined),
+      // No blocks of records: an agent's client ends this process as it likes (often by a kill), which
+      // would lose the unspent rest of a block every session; one agent's calls are few.
+      recordBlocks: { maxBlock: 0, lifetimeSeconds: config.recordBlocks.lifetimeSeconds },
     });
     closers.unshift(() => app.close());
     call = injectCaller(app, `Bearer ${options.apiKey}`);

@@ -104,6 +104,7 @@ export async function serve(options: ServeOptions): Promise<void> {
       keylessBurst: config.keylessBurst,
       // The OpenAPI document's `servers`: absolute when the operator states the public URL.
       publicUrl: config.site.url,
+      recordBlocks: config.recordBlocks,
       // `/public/jobs` answers kept as bytes per query, invalidated by the change feed (issue 22).
       keylessPageCache: new KeylessPageCache(),
       reports,

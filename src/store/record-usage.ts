@@ -1,7 +1,9 @@
 /**
  * The monthly record meter in PostgreSQL (table `record_usage`, migration 005): billing data, so it is
  * durable and every change is atomic. A reservation takes records from the allowance under a row lock,
- * so concurrent requests of one key are granted no more than what remains, in total.
+ * so concurrent requests of one key are granted no more than what remains, in total. `used` counts
+ * records served, records reserved by requests in flight and records held in blocks by API processes
+ * (access/record-blocks.ts): a block is charged when taken and its unspent rest given back later.
  */
 import { sql, type Kysely } from 'kysely';
 import type { DB } from './schema.ts';
@@ -72,6 +74,60 @@ export async function reserveRecords(
       .returning('used')
       .executeTakeFirstOrThrow();
     return { granted, used: updated.used };
+  });
+}
+
+/** What {@link takeRecords} granted. */
+export interface RecordTake {
+  /** Records granted, 0..: a block (`block` true) or at most the `need` asked for. */
+  granted: number;
+  /** Whether the grant is a block for the calling process to serve from (else a request's own reservation). */
+  block: boolean;
+  /** Records used in the period after the grant (blocks held by processes included). */
+  used: number;
+}
+
+/**
+ * Take records of a limited key under the row lock of its month: a block of `blockFor(remaining)`
+ * records when that is positive (and covers `need`), else exactly what one request needs, cut to
+ * what remains (0 when nothing does). One transaction of a few statements: callers take a block once
+ * per many requests, so its cost is not per request. `blockFor` is given the records left
+ * (limit - used, at least 0) as seen under the lock, so concurrent takers never pass the limit.
+ */
+export async function takeRecords(
+  db: Kysely<DB>,
+  keyId: string,
+  periodStart: string,
+  need: number,
+  limit: number,
+  blockFor: (remaining: number) => number,
+): Promise<RecordTake> {
+  return db.transaction().execute(async (trx) => {
+    await trx
+      .insertInto('record_usage')
+      .values({ api_key_id: keyId, period_start: periodStart })
+      .onConflict((oc) => oc.columns(['api_key_id', 'period_start']).doNothing())
+      .execute();
+    const row = await trx
+      .selectFrom('record_usage')
+      .select('used')
+      .where('api_key_id', '=', keyId)
+      .where('period_start', '=', periodStart)
+      .forUpdate()
+      .executeTakeFirstOrThrow();
+    const remaining = Math.max(0, limit - row.used);
+    const blockSize = blockFor(remaining);
+    const block = blockSize > 0 && blockSize >= need && blockSize <= remaining;
+    const granted = block ? blockSize : Math.min(need, remaining);
+    if (granted === 0) return { granted, block: false, used: row.used };
+    const updated = await trx
+      .updateTable('record_usage')
+      .set({ used: sql<number>`used + ${granted}`, updated_at: sql<Date>`now()` })
+      .where('api_key_id', '=', keyId)
+      .where('period_start', '=', periodStart)
+      .returning('used')
+      .executeTakeFirstOrThrow();
+    return { granted, block, used: updated.used };
   });
 }
 

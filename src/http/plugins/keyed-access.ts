@@ -17,13 +17,12 @@
  * `unlimited` for a country-locked key.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Kysely } from 'kysely';
 import type { Clock } from '../../access/periods.ts';
 import { RecordAllowance } from '../../access/record-allowance.ts';
+import type { RecordBlocks } from '../../access/record-blocks.ts';
 import type { RequestCharge, RequestLimiter, WindowState } from '../../access/request-limits.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { isConnectionFailure } from '../../store/database.ts';
-import type { DB } from '../../store/schema.ts';
 import { errorBody, toApiError } from '../errors.ts';
 import { setRateLimitFields } from '../rate-limit-fields.ts';
 
@@ -43,8 +42,9 @@ declare module 'fastify' {
 }
 
 export interface KeyedAccessOptions {
-  db: Kysely<DB>;
   requests: RequestLimiter;
+  /** This process's blocks of records (access/record-blocks.ts): the record meter's hot path. */
+  recordBlocks: RecordBlocks;
   clock: Clock;
   /** Base of the `docs` link of the 503 a response turns into when its budgets cannot be read. */
   docsUrl: string;
@@ -92,7 +92,7 @@ export function installKeyedAccess(scope: FastifyInstance, options: KeyedAccessO
     const authenticated = request.apiKey;
     if (!authenticated) return;
     const { key, plan } = authenticated;
-    const records = new RecordAllowance(options.db, key.id, key.country_lock ? null : Number(plan.records_per_month), options.clock());
+    const records = new RecordAllowance(options.recordBlocks, key.id, key.country_lock ? null : Number(plan.records_per_month), options.clock());
     // The record meter is read lazily (onSend): a request that reserves learns the usage from its
     // reservation, so only requests that reserve nothing read it.
     const charge = await options.requests.charge(key.id, plan);

@@ -50,7 +50,7 @@ describe('scheduled chores', () => {
     const settled = async () => {
       for (let i = 0; ; i++) {
         const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pgboss.job WHERE name LIKE 'jobledger-chore-%' AND state IN ('created', 'retry', 'active')`.execute(t.db);
-        if ((runs['report-snapshots']?.length ?? 0) > 0 && (runs.retention?.length ?? 0) > 0 && rows[0]!.n === 0) return;
+        if ((runs['report-snapshots']?.length ?? 0) > 0 && (runs.retention?.length ?? 0) > 0 && (runs['facet-snapshot']?.length ?? 0) > 0 && rows[0]!.n === 0) return;
         expect(i, 'the chores never ran').toBeLessThan(300);
         await new Promise((r) => setTimeout(r, 100));
       }
@@ -58,6 +58,7 @@ describe('scheduled chores', () => {
     await settled();
     // Each ran once in the cluster, however many processes started it.
     expect(runs['report-snapshots']).toHaveLength(1);
+    expect(runs['facet-snapshot']).toHaveLength(1);
     expect(runs.retention).toHaveLength(1);
     // A cron occurrence minutes later is a job of its own: it is taken, and runs nothing.
     const boss = new PgBoss({ connectionString: t.url, schema: PGBOSS_SCHEMA, max: 1, supervise: false, schedule: false });
@@ -69,12 +70,13 @@ describe('scheduled chores', () => {
     // One schedule per chore for the whole cluster.
     const { rows: schedules } = await sql<{ name: string; cron: string }>`SELECT name, cron FROM pgboss.schedule WHERE name LIKE 'jobledger-chore-%' ORDER BY name`.execute(t.db);
     expect(schedules).toEqual([
+      { name: choreQueue('facet-snapshot'), cron: '*/5 * * * *' },
       { name: choreQueue('report-snapshots'), cron: '*/15 * * * *' },
       { name: choreQueue('retention'), cron: '0 */1 * * *' },
     ]);
     // The snapshots every process serves are rows in the shared database.
     const snapshots = await t.db.selectFrom('report_snapshots').select('name').execute();
-    expect(snapshots.length).toBeGreaterThan(0);
+    expect(snapshots.map((s) => s.name)).toEqual(expect.arrayContaining(['facets', 'stats', 'freshness']));
   });
 
   it('claims a chore once per window, whoever asks', async () => {

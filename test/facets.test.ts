@@ -1,11 +1,12 @@
 /**
  * Controlled vocabularies and providers at run time, on the imported real corpus (spec: GET
  * /v1/meta/facets, /v1/meta/providers, /public/facets, /public/providers): every facet value, sent to
- * /v1/jobs and paged to the end, yields exactly the facet's count.
+ * /v1/jobs and paged to the end, yields exactly the facet's count. The snapshot is the cluster's
+ * (issue 20): stored once, served by every process.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CATEGORY_FAMILIES, EMPLOYMENT_TYPES, SENIORITY_LEVELS, US_STATES } from '../src/domain/vocabulary.ts';
-import { allPages, bearer, useCorpusApp } from './helpers/app.ts';
+import { allPages, bearer, buildTestApp, useCorpusApp } from './helpers/app.ts';
 import { providerRows } from '../src/ingest/connectors/registry.ts';
 
 /** Every redistributable provider of the registry (the job-board feeds are discovery only). */
@@ -131,6 +132,30 @@ describe('facets and providers', () => {
     for (const path of ['/v1/meta/facets', '/v1/meta/providers', '/public/facets', '/public/providers']) expect(doc.paths[path]?.get, path).toBeDefined();
     for (const name of ['with_description_pct', 'refresh_seconds', 'measured_at', 'live_listings', 'completeness', 'quality_rule_id', 'include_poster_type', 'require_fields']) {
       expect(text).toContain(`"${name}"`);
+    }
+  });
+
+  it('serves the cluster\'s one stored snapshot from every process, and replaces it once it is older than five minutes', async () => {
+    // A second API process over the same database serves the snapshot the first stored.
+    const other = await buildTestApp(ctx.t);
+    try {
+      const again = (await other.inject({ method: 'GET', url: '/public/facets' })).json() as Facets;
+      expect(again.measured_at).toBe(facets.measured_at);
+      expect(again.live_listings).toBe(facets.live_listings);
+      // A stored snapshot past its age (the chore stalled) is measured anew by the next process to read it.
+      await ctx.t.db.updateTable('report_snapshots').set({ measured_at: new Date(Date.now() - 301_000) }).where('name', '=', 'facets').execute();
+      const third = await buildTestApp(ctx.t);
+      try {
+        const fresh = (await third.inject({ method: 'GET', url: '/public/facets' })).json() as Facets;
+        expect(Date.parse(fresh.measured_at)).toBeGreaterThan(Date.parse(facets.measured_at));
+        expect(fresh.age_seconds).toBeLessThan(60);
+        const stored = await ctx.t.db.selectFrom('report_snapshots').select('measured_at').where('name', '=', 'facets').executeTakeFirstOrThrow();
+        expect(stored.measured_at.toISOString()).toBe(fresh.measured_at);
+      } finally {
+        await third.close();
+      }
+    } finally {
+      await other.close();
     }
   });
 });

@@ -78,10 +78,11 @@ describe('with DATABASE_REPLICA_URL', () => {
     const one = page.json().data[0] as { id: string; slug: string };
     expect((await keyed(`/v1/jobs/${one.id}`)).statusCode).toBe(200);
     expect((await keyless(`/public/jobs/${one.slug}`)).statusCode).toBe(200);
-    // The records were charged on the primary (the replica refuses writes, so they could be nowhere else).
+    // The records were charged on the primary (the replica refuses writes, so they could be nowhere
+    // else): this process took a block of records there (docs/metering.md, record blocks) and served 3.
     const usage = await primary.db.selectFrom('record_usage').select('used').where('api_key_id', '=', key.id).executeTakeFirstOrThrow();
-    expect(usage.used).toBe(2 + 1);
-    // The budget headers read the same meter.
+    expect(usage.used).toBeGreaterThanOrEqual(2 + 1);
+    // The budget headers count what was served.
     expect((await keyed('/v1/me')).headers['x-ratelimit-records-used']).toBe('3');
   });
 

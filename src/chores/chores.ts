@@ -24,6 +24,7 @@ import { refreshFxRates } from '../ingest/fx-refresh.ts';
 import { choreRuns } from '../observability/metrics.ts';
 import { claimChoreRun } from '../store/chore-runs.ts';
 import { verifyWebsites } from '../ingest/website-verifier.ts';
+import { FACETS_MAX_AGE_SECONDS, refreshFacetSnapshot } from '../reports/facets.ts';
 import { refreshReports, type ReportSettings } from '../reports/snapshots.ts';
 import { applyRetention } from '../store/retention.ts';
 import type { DB } from '../store/schema.ts';
@@ -118,7 +119,8 @@ export const WEBSITES_EVERY_SECONDS = 86_400;
 export const SUBMISSIONS_EVERY_SECONDS = 3600;
 
 /**
- * The cluster's chores over `db`: the report snapshots (every `reports.refreshSeconds`), retention
+ * The cluster's chores over `db`: the report snapshots (every `reports.refreshSeconds`), the facet
+ * snapshot (every {@link FACETS_MAX_AGE_SECONDS}), retention
  * (hourly) and, when their parts are given: website verification (daily; a fetcher for real sources,
  * never the demo's), the ECB rate fetch (every `fx.everySeconds`; `JOBLEDGER_FX_FETCH` on) and the
  * direct submissions' reminders and lapses (hourly; processes that have the mailer, i.e. `serve`).
@@ -133,6 +135,7 @@ export function clusterChores(o: {
 }): Chore[] {
   const chores: Chore[] = [
     { name: 'report-snapshots', everySeconds: o.reports.refreshSeconds, run: (now) => refreshReports(o.db, now, o.reports) },
+    { name: 'facet-snapshot', everySeconds: FACETS_MAX_AGE_SECONDS, run: async (now) => (await refreshFacetSnapshot(o.db, now)).value.liveListings },
     { name: 'retention', everySeconds: RETENTION_EVERY_SECONDS, run: (now) => applyRetention(o.db, now, o.retention) },
   ];
   const { websites, fx, submissions } = o;

@@ -203,7 +203,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     cursorSecret: options.cursorSecret,
     providerIds: cachedProviderIds(reader),
     reports: createReportReader(options.db, options.reports ?? defaultReportSettings(), reader),
-    facets: facetSnapshot(reader, options.log),
+    facets: facetSnapshot(options.db, reader, options.log),
     keyCache: options.keyChanges ? new KeyCache(options.keyChanges) : undefined,
     keylessPageCache: options.keylessPageCache,
   };

@@ -7,8 +7,8 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { KeyCache } from '../access/key-cache.ts';
 import type { ReportReader } from '../reports/snapshots.ts';
-import { computeFacets, type LedgerFacets } from '../reports/facets.ts';
-import { refreshingSnapshot, type RefreshingSnapshot } from '../reports/snapshot.ts';
+import { FACETS_MAX_AGE_SECONDS, sharedFacets, type LedgerFacets } from '../reports/facets.ts';
+import { refreshingSnapshot, type RefreshingSnapshot, type Snapshot } from '../reports/snapshot.ts';
 import type { DB } from '../store/schema.ts';
 import { redistributableProviderIds } from '../store/providers.ts';
 import { KEYLESS_MAX_LIMIT, type Surface } from './endpoints.ts';
@@ -39,18 +39,27 @@ export interface AppContext {
   keylessPageCache?: KeylessPageCache;
 }
 
-/**
- * Age after which the facet snapshot is recomputed, seconds: "a snapshot refreshed every few
- * minutes" (spec: GET /v1/meta/facets), the same as the keyless facets' cache lifetime.
- */
-export const FACETS_MAX_AGE_SECONDS = 300;
 
-/** The facet snapshot of one API process. */
-export function facetSnapshot(db: Kysely<DB>, log: Logger): RefreshingSnapshot<LedgerFacets> {
-  return refreshingSnapshot(() => computeFacets(db), {
-    maxAgeMs: FACETS_MAX_AGE_SECONDS * 1000,
-    onError: (err) => log.error({ err }, 'facet snapshot refresh failed; serving the previous one'),
+/** Seconds a process keeps the shared facet snapshot before reading the stored one again. */
+const FACETS_READ_SECONDS = 30;
+
+/**
+ * This process's view of the cluster's facet snapshot: the stored one (computed once per cluster by
+ * the `facet-snapshot` chore every {@link FACETS_MAX_AGE_SECONDS}), re-read through `reader` at most
+ * every {@link FACETS_READ_SECONDS}, stale-while-revalidate. Where none is fresh (a new cluster before
+ * the chore's first run, a process without chores) it is counted on `reader` and stored on `primary`.
+ * `measuredAt` is the stored snapshot's, so `age_seconds` tells its true age.
+ */
+export function facetSnapshot(primary: Kysely<DB>, reader: Kysely<DB>, log: Logger): RefreshingSnapshot<LedgerFacets> {
+  const shared = refreshingSnapshot(() => sharedFacets(primary, reader, FACETS_MAX_AGE_SECONDS), {
+    maxAgeMs: FACETS_READ_SECONDS * 1000,
+    onError: (err) => log.error({ err }, 'facet snapshot read failed; serving the previous one'),
   });
+  const unwrap = (s: Snapshot<Snapshot<LedgerFacets>>): Snapshot<LedgerFacets> => s.value;
+  return {
+    get: async () => unwrap(await shared.get()),
+    refresh: async () => unwrap(await shared.refresh()),
+  };
 }
 
 const PROVIDER_CACHE_MS = 60_000;

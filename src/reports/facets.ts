@@ -21,6 +21,7 @@ import {
   US_STATES,
   type SourceType,
 } from '../domain/vocabulary.ts';
+import { readReportSnapshot, saveReportSnapshot } from '../store/report-snapshots.ts';
 import type { DB } from '../store/schema.ts';
 import { pct } from './share.ts';
 
@@ -227,4 +228,39 @@ export async function computeFacets(db: Kysely<DB>): Promise<LedgerFacets> {
 
   const published = Object.fromEntries(FIELD_SOURCE_KEYS.map((k) => [k, Number((totals as Record<string, unknown>)[k])])) as Record<FieldSourceKey, number>;
   return { liveListings: Number(totals.live), groups, providers: providerEntries, published };
+}
+
+/**
+ * Age after which the facet snapshot is recomputed, seconds: "a snapshot refreshed every few
+ * minutes" (spec: GET /v1/meta/facets), the same as the keyless facets' cache lifetime.
+ */
+export const FACETS_MAX_AGE_SECONDS = 300;
+
+/** Name of the stored facet snapshot in `report_snapshots`. */
+export const FACETS_SNAPSHOT = 'facets';
+
+/**
+ * Compute the facets over `source` (default `db`; a read replica may do the counting) and store them
+ * in `db` as the cluster's shared snapshot (the `facet-snapshot` chore, src/chores/chores.ts; and any
+ * process that finds no fresh one).
+ * @returns what was stored and when it was measured.
+ * @throws the database error.
+ */
+export async function refreshFacetSnapshot(db: Kysely<DB>, now: Date = new Date(), source: Kysely<DB> = db): Promise<{ value: LedgerFacets; measuredAt: Date }> {
+  const started = performance.now();
+  const value = await computeFacets(source);
+  await saveReportSnapshot(db, { name: FACETS_SNAPSHOT, data: JSON.stringify(value), measuredAt: now, durationMs: Math.round(performance.now() - started) });
+  return { value, measuredAt: now };
+}
+
+/**
+ * The cluster's shared facet snapshot read through `reader`, when it was measured less than
+ * `maxAgeSeconds` ago; otherwise (none stored yet, or the chore has stalled) a new one counted on
+ * `reader` and stored on `primary`, so one slow chore never leaves a process serving old counts.
+ * @throws the database error.
+ */
+export async function sharedFacets(primary: Kysely<DB>, reader: Kysely<DB>, maxAgeSeconds: number, now: Date = new Date()): Promise<{ value: LedgerFacets; measuredAt: Date }> {
+  const row = await readReportSnapshot(reader, FACETS_SNAPSHOT);
+  if (row && now.getTime() - row.measured_at.getTime() <= maxAgeSeconds * 1000) return { value: row.data as LedgerFacets, measuredAt: row.measured_at };
+  return refreshFacetSnapshot(primary, now, reader);
 }

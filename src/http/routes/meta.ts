@@ -6,9 +6,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { FACET_GROUPS, FACET_PARAMETERS, type FacetGroup, type LedgerFacets } from '../../reports/facets.ts';
+import { FACET_GROUPS, FACET_PARAMETERS, FACETS_MAX_AGE_SECONDS, type FacetGroup, type LedgerFacets } from '../../reports/facets.ts';
 import type { Snapshot } from '../../reports/snapshot.ts';
-import { FACETS_MAX_AGE_SECONDS, type AppContext } from '../context.ts';
+import type { AppContext } from '../context.ts';
 import { servePlainRoute } from '../route.ts';
 
 const FacetEntrySchema = Type.Object(

@@ -1,14 +1,17 @@
 /**
  * The crawl worker (issue: "Each crawl target is a job in pg-boss with its own interval; ... bounded
  * concurrency per host, and several workers never crawl the same target at once"): two real workers
- * (pg-boss on the test database) against the loopback replay server.
+ * (pg-boss on the test database) against the loopback replay server, first in this process, then as
+ * two `jobledger worker` processes (issue 20's scale-out test), each counting its crawls on /metrics.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCrawlWorker, type CrawlWorker } from '../src/ingest/crawl-worker.ts';
 import { crawlTarget, loadProviders, type CrawlReport } from '../src/ingest/pipeline.ts';
 import type { CrawlTargetRow } from '../src/store/schema.ts';
 import { outcomes, replayPipeline, type ReplayPipeline } from './helpers/corpus.ts';
+import { startCli, type CliProcess } from './helpers/cli-process.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import { freePort } from './helpers/ports.ts';
 
 const BOARDS = ['cursor', 'n8n', 'supabase', 'zapier', 'padlet', 'voize'];
 const PER_HOST = 2;
@@ -104,4 +107,56 @@ describe('the crawl worker', () => {
     const after = await Promise.all(workers.map((w) => w.tick()));
     expect(after.map((x) => x.due)).toEqual([0, 0]);
   });
+
+  it('two worker processes crawl every due target exactly once, and each /metrics counts the crawls it ran', async () => {
+    for (const w of workers.splice(0)) await w.stop();
+    await t.db.updateTable('crawl_targets').set({ last_attempt_at: null }).execute();
+    await t.db.deleteFrom('crawl_runs').execute();
+    pipeline.replay.requests.length = 0;
+    const token = 'worker-metrics-token-0123456789';
+    const ports = [await freePort(), await freePort()];
+    const processes: CliProcess[] = ports.map((port) =>
+      startCli(['worker'], {
+        DATABASE_URL: t.url,
+        LOG_LEVEL: 'warn',
+        JOBLEDGER_ASHBY_BASE_URL: pipeline.replay.baseUrls.ashby,
+        JOBLEDGER_FETCH_ALLOW: '127.0.0.1/32',
+        JOBLEDGER_FETCH_RETRIES: '0',
+        JOBLEDGER_WORKER_TICK_SECONDS: '1',
+        JOBLEDGER_WORKER_PER_HOST: String(PER_HOST),
+        JOBLEDGER_METRICS_PORT: String(port),
+        JOBLEDGER_METRICS_TOKEN: token,
+        HOST: '127.0.0.1',
+      }),
+    );
+    const crawlsBy = async (port: number): Promise<number> => {
+      const text = await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.text(), () => '');
+      return text
+        .split('\n')
+        .filter((l) => l.startsWith('jobledger_crawl_duration_seconds_count{'))
+        .reduce((n, l) => n + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+    };
+    try {
+      for (let i = 0; ; i++) {
+        const { n } = await t.db.selectFrom('crawl_runs').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+        if (Number(n) >= BOARDS.length) break;
+        const ended = processes.find((p) => p.child.exitCode !== null);
+        if (ended) throw new Error(`a worker exited:\n${ended.output()}`);
+        expect(i, `only ${n} crawls ran:\n${processes.map((p) => p.output()).join('\n')}`).toBeLessThan(600);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      // A few more scheduling passes of both: nothing is crawled twice.
+      await new Promise((r) => setTimeout(r, 2500));
+      const runs = await t.db.selectFrom('crawl_runs').select('target_id').execute();
+      expect(runs.map((r) => r.target_id).sort()).toEqual(targets.map((x) => x.id).sort());
+      const boardRequests = pipeline.replay.requests.filter((r) => r.path.startsWith('/posting-api/job-board/'));
+      expect(boardRequests.map((r) => r.path.split('?')[0]).sort()).toEqual(BOARDS.map((b) => `/posting-api/job-board/${b}`).sort());
+      // Each process's /metrics counts the crawls it ran; together, every crawl once.
+      const counted = await Promise.all(ports.map(crawlsBy));
+      expect(counted[0]! + counted[1]!).toBe(BOARDS.length);
+    } finally {
+      for (const p of processes) p.child.kill('SIGTERM');
+      await Promise.all(processes.map((p) => p.exited));
+    }
+  }, 120_000);
 });

@@ -50,13 +50,21 @@ export async function reserveRecords(
     .executeTakeFirst();
   if (fits) return { granted: wanted, used: fits.used };
   // No row yet this month, or fewer records left than wanted: grant what remains, under the row lock.
+  return grantUnderLock(db, keyId, periodStart, (used) => Math.max(0, Math.min(wanted, limit - used)));
+}
+
+/**
+ * Grant `decide(used)` records of a key's month in one transaction under its row lock (the row made
+ * first when the month has none): the lock serializes a key's concurrent grants, so each decides on
+ * what the previous one took. @returns the grant and the period's usage after it.
+ */
+async function grantUnderLock(db: Kysely<DB>, keyId: string, periodStart: string, decide: (used: number) => number): Promise<RecordReservation> {
   return db.transaction().execute(async (trx) => {
     await trx
       .insertInto('record_usage')
       .values({ api_key_id: keyId, period_start: periodStart })
       .onConflict((oc) => oc.columns(['api_key_id', 'period_start']).doNothing())
       .execute();
-    // The row lock serializes a key's concurrent reservations: each sees what the previous one took.
     const row = await trx
       .selectFrom('record_usage')
       .select('used')
@@ -64,7 +72,7 @@ export async function reserveRecords(
       .where('period_start', '=', periodStart)
       .forUpdate()
       .executeTakeFirstOrThrow();
-    const granted = limit === null ? wanted : Math.max(0, Math.min(wanted, limit - row.used));
+    const granted = decide(row.used);
     if (granted === 0) return { granted, used: row.used };
     const updated = await trx
       .updateTable('record_usage')
@@ -102,33 +110,14 @@ export async function takeRecords(
   limit: number,
   blockFor: (remaining: number) => number,
 ): Promise<RecordTake> {
-  return db.transaction().execute(async (trx) => {
-    await trx
-      .insertInto('record_usage')
-      .values({ api_key_id: keyId, period_start: periodStart })
-      .onConflict((oc) => oc.columns(['api_key_id', 'period_start']).doNothing())
-      .execute();
-    const row = await trx
-      .selectFrom('record_usage')
-      .select('used')
-      .where('api_key_id', '=', keyId)
-      .where('period_start', '=', periodStart)
-      .forUpdate()
-      .executeTakeFirstOrThrow();
-    const remaining = Math.max(0, limit - row.used);
+  let block = false;
+  const take = await grantUnderLock(db, keyId, periodStart, (used) => {
+    const remaining = Math.max(0, limit - used);
     const blockSize = blockFor(remaining);
-    const block = blockSize > 0 && blockSize >= need && blockSize <= remaining;
-    const granted = block ? blockSize : Math.min(need, remaining);
-    if (granted === 0) return { granted, block: false, used: row.used };
-    const updated = await trx
-      .updateTable('record_usage')
-      .set({ used: sql<number>`used + ${granted}`, updated_at: sql<Date>`now()` })
-      .where('api_key_id', '=', keyId)
-      .where('period_start', '=', periodStart)
-      .returning('used')
-      .executeTakeFirstOrThrow();
-    return { granted, block, used: updated.used };
+    block = blockSize > 0 && blockSize >= need && blockSize <= remaining;
+    return block ? blockSize : Math.min(need, remaining);
   });
+  return { ...take, block: block && take.granted > 0 };
 }
 
 /** Give back `count` reserved records that were not served. Returns the period's usage after it. */

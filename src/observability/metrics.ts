@@ -114,53 +114,40 @@ new Gauge({
   },
 });
 
-new Gauge({
-  name: 'jobledger_feed_lag_seconds',
-  help: 'Age of the newest published change event, in seconds (how far the change feed is behind now).',
-  registers: [registry],
-  async collect() {
-    if (!ledgerGauges) return;
-    this.reset();
-    try {
-      const age = await feedLagSeconds(ledgerGauges.db);
-      if (age !== null) this.set(age);
-    } catch {
-      // the ledger did not answer: no sample this scrape
-    }
-  },
+/**
+ * A gauge read from the ledger at scrape time: `read` returns its samples (label values and value).
+ * While no ledger is watched, or when the query fails, the scrape has no sample of it.
+ */
+function ledgerGauge<L extends string>(name: string, help: string, labelNames: readonly L[], read: (db: Kysely<DB>) => Promise<Array<{ labels: Partial<Record<L, string>>; value: number }>>): void {
+  new Gauge({
+    name,
+    help,
+    labelNames,
+    registers: [registry],
+    async collect() {
+      if (!ledgerGauges) return;
+      this.reset();
+      try {
+        for (const sample of await read(ledgerGauges.db)) this.set(sample.labels, sample.value);
+      } catch {
+        // the ledger did not answer: no sample this scrape
+      }
+    },
+  });
+}
+
+ledgerGauge('jobledger_feed_lag_seconds', 'Age of the newest published change event, in seconds (how far the change feed is behind now).', [], async (db) => {
+  const age = await feedLagSeconds(db);
+  return age === null ? [] : [{ labels: {}, value: age }];
 });
 
-new Gauge({
-  name: 'jobledger_report_snapshot_age_seconds',
-  help: 'Age of each report snapshot (freshness, coverage, stats...), in seconds.',
-  labelNames: ['report'] as const,
-  registers: [registry],
-  async collect() {
-    if (!ledgerGauges) return;
-    this.reset();
-    try {
-      for (const r of await reportSnapshotAges(ledgerGauges.db)) this.set({ report: r.name }, r.age);
-    } catch {
-      // the ledger did not answer: no sample this scrape
-    }
-  },
-});
+ledgerGauge('jobledger_report_snapshot_age_seconds', 'Age of each report snapshot (freshness, coverage, stats...), in seconds.', ['report'], async (db) =>
+  (await reportSnapshotAges(db)).map((r) => ({ labels: { report: r.name }, value: r.age })),
+);
 
-new Gauge({
-  name: 'jobledger_queue_depth',
-  help: 'Jobs waiting to be taken in each pg-boss queue (crawls: jobledger-crawl; chores: jobledger-chore-*).',
-  labelNames: ['queue'] as const,
-  registers: [registry],
-  async collect() {
-    if (!ledgerGauges) return;
-    this.reset();
-    try {
-      for (const q of await queueDepths(ledgerGauges.db, PGBOSS_SCHEMA)) this.set({ queue: q.queue }, q.waiting);
-    } catch {
-      // the ledger did not answer: no sample this scrape
-    }
-  },
-});
+ledgerGauge('jobledger_queue_depth', 'Jobs waiting to be taken in each pg-boss queue (crawls: jobledger-crawl; chores: jobledger-chore-*).', ['queue'], async (db) =>
+  (await queueDepths(db, PGBOSS_SCHEMA)).map((q) => ({ labels: { queue: q.queue }, value: q.waiting })),
+);
 
 /** Constant-time comparison of two tokens (hashed first so lengths never leak). */
 function sameToken(presented: string, expected: string): boolean {

@@ -67,9 +67,11 @@ function contentValues(content: SubmissionContent): Record<string, string> {
   };
 }
 
-const choices = { employmentTypes: EMPLOYMENT_TYPES, remoteValues: REMOTE_VALUES, salaryPeriods: SALARY_PERIODS };
-
-/** Each field of the submission form by its `name`: the control's id and its label (views/submission-fields.eta, submit.eta). */
+/**
+ * Each field of the submission form by its `name`: the control's id and its label, as the form pages
+ * render them (views/submission-fields.eta, submit.eta: the salary fields' labels there are the short
+ * "From", "To" under their "Salary" legend) and as error messages name them.
+ */
 const FORM_FIELDS: Readonly<Record<string, { id: string; label: string }>> = {
   title: { id: 's-title', label: 'Job title' },
   company: { id: 's-company', label: 'Company name' },
@@ -85,6 +87,9 @@ const FORM_FIELDS: Readonly<Record<string, { id: string; label: string }>> = {
   company_domain: { id: 's-domain', label: 'Company domain' },
   email: { id: 's-email', label: 'Your e-mail address at that domain' },
 };
+
+/** What both form pages render their controls from: the vocabularies offered and the fields' ids and labels. */
+const choices = { employmentTypes: EMPLOYMENT_TYPES, remoteValues: REMOTE_VALUES, salaryPeriods: SALARY_PERIODS, fields: FORM_FIELDS };
 
 /**
  * What a form page shows of a refused submission or edit: the message in an error summary (`heading`)

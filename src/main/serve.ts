@@ -9,7 +9,6 @@ import { StripeCheckout } from '../billing/stripe-checkout.ts';
 import { stripeSettings } from '../config/config.ts';
 import { buildApp } from '../http/app.ts';
 import { listenForKeyChanges, type KeyChangeListener } from '../store/key-changes.ts';
-import { defaultReportSettings } from '../reports/snapshots.ts';
 import { connect } from '../store/database.ts';
 import { countServed } from '../store/job-queries.ts';
 import type { DB } from '../store/schema.ts';
@@ -25,7 +24,7 @@ import { openRequestCounters } from './request-counters.ts';
 import { onShutdownSignal, openRuntime } from './runtime.ts';
 import type { MetricsServer } from '../observability/metrics.ts';
 import { startTracing, type Tracing } from '../observability/tracing.ts';
-import { configuredSources, startClusterChores, startMetricsListener, startWorker, type RunningWorker, type WorkerSources } from './worker.ts';
+import { configuredSources, reportSettings, startClusterChores, startMetricsListener, startWorker, type RunningWorker, type WorkerSources } from './worker.ts';
 
 export interface ServeOptions {
   demo: boolean;
@@ -77,7 +76,7 @@ export async function serve(options: ServeOptions): Promise<void> {
       await runImport(ingestDb, log, targets, sources, { absence: config.absence, probeLimit: config.worker.probeLimit, careerSite: config.careerSite, agencyKeys: config.agencyKeys });
     }
 
-    const reports = defaultReportSettings(config.reportRefreshSeconds, sources.fx ? config.fx.maxAgeDays : undefined);
+    const reports = reportSettings(config, sources);
     // Request counters: Redis when configured (shared by every API process), else PostgreSQL or memory.
     const opened = await openRequestCounters(config, database, log);
     const requestCounters = opened.counters;

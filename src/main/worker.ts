@@ -13,7 +13,7 @@ import { createFetcher, type Fetcher } from '../ingest/fetcher.ts';
 import type { PipelineDeps } from '../ingest/pipeline.ts';
 import { createPostingProbe } from '../ingest/posting-probe.ts';
 import { connect, type Database } from '../store/database.ts';
-import { defaultReportSettings } from '../reports/snapshots.ts';
+import { defaultReportSettings, type ReportSettings } from '../reports/snapshots.ts';
 import { clusterChores, startChores, type RunningChores } from '../chores/chores.ts';
 import { startDemoSources } from './demo.ts';
 import { startMetricsServer, watchLedger, type MetricsServer } from '../observability/metrics.ts';
@@ -45,11 +45,19 @@ export function configuredSources(config: Config): WorkerSources {
 const FX_FOLLOW_SECONDS = 300;
 
 /**
+ * The report settings of a process whose sources are `sources`: the configured refresh, and the
+ * freshness report's rate age check only when rates are fetched (the bundled ones are old by design).
+ */
+export function reportSettings(config: Config, sources: WorkerSources): ReportSettings {
+  return defaultReportSettings(config.reportRefreshSeconds, sources.fx ? config.fx.maxAgeDays : undefined);
+}
+
+/**
  * The cluster's ECB fetch (chore `fx-refresh`) when `sources` fetch rates (`JOBLEDGER_FX_FETCH` on, never
  * the demo), through a guarded fetcher of its own; undefined otherwise. Both `serve` and `worker` offer
  * it, so the rates stay fresh whichever processes a deployment runs.
  */
-export function fxChore(config: Config, sources: WorkerSources, log: Logger): { fetcher: Fetcher; url: string; everySeconds: number; log: Logger } | undefined {
+function fxChore(config: Config, sources: WorkerSources, log: Logger): { fetcher: Fetcher; url: string; everySeconds: number; log: Logger } | undefined {
   if (!sources.fx) return undefined;
   const fxLog = log.child({ component: 'fx' });
   return { fetcher: createFetcher(config.fetch, fxLog), url: sources.fx.url, everySeconds: sources.fx.refreshSeconds, log: fxLog };
@@ -76,7 +84,7 @@ export async function startClusterChores(
     applicationName: 'jobledger-chores',
     chores: clusterChores({
       db: database.db,
-      reports: defaultReportSettings(config.reportRefreshSeconds, sources.fx ? config.fx.maxAgeDays : undefined),
+      reports: reportSettings(config, sources),
       retention: { changeEventDays: config.changeEventRetentionDays, crawlRunDays: config.crawlRunRetentionDays },
       fx: fxChore(config, sources, log),
       ...extra,

@@ -31,6 +31,7 @@ import { keyedJobsQuery } from '../src/http/schemas/jobs.ts';
 import { keysetCursor } from '../src/http/paging.ts';
 import { BENCH_POSTING_PREFIX, SEED_EVENT_COLUMNS, SEED_JOB_COLUMNS, seedBenchLedger } from '../src/bench/seed.ts';
 import { connect } from '../src/store/database.ts';
+import { exportRowsQuery } from '../src/store/export-queries.ts';
 import { inlineParameters } from './sql-replay.ts';
 import type { CapturedStatement } from './server.ts';
 import { freePort } from '../test/helpers/ports.ts';
@@ -549,22 +550,21 @@ async function measureExport(secret: string, counters: 'memory' | 'redis') {
   }
 }
 
-async function exportFloor(captureUrl: string, secret: string, client: pg.Client) {
-  // The export's first batch statement, with its LIMIT lifted: the same rows, columns and order.
-  await fetch(`${captureUrl}/__bench/capture`, { method: 'DELETE' });
-  const controller = new AbortController();
-  const response = await fetch(`${captureUrl}/v1/export`, { headers: { authorization: `Bearer ${secret}` }, signal: controller.signal });
-  const reader = response.body!.getReader();
-  await reader.read();
-  controller.abort();
-  await new Promise((r) => setTimeout(r, 500));
-  const captured = (await (await fetch(`${captureUrl}/__bench/capture`)).json()) as CapturedStatement[];
-  const batch = captured.find((c) => /from\s+"?jobs"?(\s+as\s+"?j"?)?\b/i.test(c.text) && /order by\s+("?j"?\.)?"?id"?/i.test(c.text) && !/^\s*copy\b/i.test(c.text));
-  if (!batch) return { error: 'export statement not captured' };
-  const limit = /limit \$(\d+)/i.exec(batch.text);
-  const values = [...batch.values];
+async function exportFloor(client: pg.Client) {
+  // The export's rows, columns and order as a row-by-row serializer reads them (`exportRowsQuery`,
+  // what the export itself read before its lines were built in SQL), without a LIMIT: the floor is
+  // PostgreSQL serializing those columns generically, not the service's own line expression.
+  const { db } = connect(DATABASE_URL, { statementTimeoutMs: 0, applicationName: 'jobledger-bench-floor' });
+  let compiled;
+  try {
+    compiled = exportRowsQuery(db, {}, 'live', { limit: 1, includeDescription: false }).compile();
+  } finally {
+    await db.destroy();
+  }
+  const limit = /limit \$(\d+)/i.exec(compiled.sql);
+  const values = [...compiled.parameters];
   if (limit) values[Number(limit[1]) - 1] = null;
-  const statement = inlineParameters(batch.text, values);
+  const statement = inlineParameters(compiled.sql, values);
   const count = Number((await client.query(`SELECT count(*) AS n FROM (${statement}) s`)).rows[0].n);
   const text = await copyOut(`COPY (${statement}) TO STDOUT`, count);
   const json = await copyOut(`COPY (SELECT row_to_json(s) FROM (${statement}) s) TO STDOUT`, count);
@@ -720,7 +720,7 @@ async function main(): Promise<void> {
     captured[shape.id] = await captureShape(capture.url, shape, shape.keyless ? {} : auth);
     log(`shape ${shape.id}: ${captured[shape.id]!.status}, ${captured[shape.id]!.body.length} bytes, ${captured[shape.id]!.statements.length} statements`);
   }
-  const exportCopy = shapes.length === 10 || ONLY?.includes('10') ? await exportFloor(capture.url, secret, client) : null;
+  const exportCopy = shapes.length === 10 || ONLY?.includes('10') ? await exportFloor(client) : null;
   await capture.stop();
   // The same with metering on (memory counters): what a keyed request sends with its record meter,
   // for the floor "with metering" and the naive peer. The second request of each shape, so one-time

@@ -18,15 +18,17 @@ import type { Kysely } from 'kysely';
 import { ApiError } from '../domain/errors.ts';
 import type { ExportComplete, ExportErrorLine, ExportStatus } from '../domain/export.ts';
 import type { JobFilter } from '../domain/listing-filter.ts';
-import { exportBatch } from '../store/export-queries.ts';
+import { exportLineBatch } from '../store/export-queries.ts';
 import { changeFeedWatermark } from '../store/retention.ts';
-import { toJob } from './presenters/job.ts';
 import type { DB } from '../store/schema.ts';
 import { errorFields, toApiError } from './errors.ts';
 import type { RecordMeter } from './record-meter.ts';
 
 /** Rows read and charged per batch. */
 export const EXPORT_BATCH_SIZE = 500;
+
+/** Characters of lines gathered before they are handed to the stream (a few lines with descriptions, a dozen without). */
+const CHUNK_BYTES = 16 * 1024;
 
 export interface ExportStreamOptions {
   db: Kysely<DB>;
@@ -81,16 +83,28 @@ async function* exportLines(o: ExportStreamOptions): AsyncGenerator<string> {
       }
       // One row more than granted tells whether another batch follows, so a reservation is never
       // made (nor a quota line written) when nothing is left.
-      const rows = await exportBatch(o.db, o.filter, o.status, { after: after ?? undefined, limit: granted + 1, includeDescription: o.includeDescription });
+      // The lines come as PostgreSQL built them (store/job-lines.ts: the presenter's JSON, byte for
+      // byte) and leave in chunks of about CHUNK_BYTES: per row, Node.js only decodes one string. A
+      // chunk's lines count as written once the stream asks for more, so a client that leaves is
+      // charged at most one chunk less than it was handed, never more.
+      const rows = await exportLineBatch(o.db, o.filter, o.status, { after: after ?? undefined, limit: granted + 1, includeDescription: o.includeDescription });
       o.onBatch?.(Math.min(rows.length, granted));
       const more = rows.length > granted;
+      const batch = more ? rows.slice(0, granted) : rows;
       writtenInBatch = 0;
-      for (const row of rows.slice(0, granted)) {
+      let chunk = '';
+      let inChunk = 0;
+      for (let i = 0; i < batch.length; i++) {
+        chunk += `${batch[i]!.line}\n`;
+        inChunk++;
+        if (chunk.length < CHUNK_BYTES && i < batch.length - 1) continue;
         started = true;
-        yield line(toJob(row, { includeDescription: o.includeDescription }));
-        writtenInBatch++;
-        count++;
-        after = row.id;
+        yield chunk;
+        writtenInBatch += inChunk;
+        count += inChunk;
+        after = batch[i]!.id;
+        chunk = '';
+        inChunk = 0;
       }
       reserved = false;
       await o.meter.settle(writtenInBatch);

@@ -1,0 +1,90 @@
+/**
+ * The served Job line built by PostgreSQL (store/job-lines.ts, issue 22) is, byte for byte, what the
+ * presenter serializes (`JSON.stringify(toJob(row))`, http/presenters/job.ts): on every row of the
+ * imported corpus, live, closed and withheld, with and without descriptions, and on rows whose values
+ * sit where the two could part (sub-millisecond instants, rounding ties, fractional salaries, control
+ * characters and non-Latin text, empty strings, rows without a posting date).
+ */
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toJob } from '../src/http/presenters/job.ts';
+import { exportBatch, exportLineBatch } from '../src/store/export-queries.ts';
+import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import { handBuiltJob, writeHandBuiltRows } from './helpers/ledger-rows.ts';
+
+describe('job lines built in SQL', () => {
+  let t: TestDatabase;
+
+  beforeAll(async () => {
+    t = await createTestDatabase({ corpus: true });
+    await writeHandBuiltRows(t.db, [
+      {
+        job: handBuiltJob({
+          sourcePostingId: 'edge-1',
+          title: 'Ingénieur \u0001 "quoted" \\ back\tslash\n Программист 工程师 😀',
+          companyName: 'Édition "Nord" & Söhne',
+          location: 'Austin, Texas, United States',
+          country: 'US',
+          city: 'Austin',
+          state: 'TX',
+          remote: 'hybrid',
+          category: 'Engineering',
+          categoryConfidence: 0.6665,
+          hasDescription: true,
+          descriptionHtml: '<p>Line\u2028separator \u001f and </script> "quotes"</p>',
+          salary: { min: 95000.5, max: 1234567.891, currency: 'USD', period: 'annual', source: 'structured', minAnnualEur: 87912.35, maxAnnualEur: 1130000 },
+          postedAt: '2026-11-20T10:29:59.999Z',
+          fieldSources: { location: 'published', remote: 'published', category: 'inferred', salary: 'published', posted_at: 'published', description: 'published' },
+        }),
+      },
+      { job: handBuiltJob({ sourcePostingId: 'edge-2', title: 'Bare row without a posting date' }) },
+      { job: handBuiltJob({ sourcePostingId: 'edge-3', title: 'Withheld row', companyName: 'Staffing Example' }), verdict: { verdict: 'quality_gated', ruleId: 'test-rule', matchedHost: 'staffing.example' } },
+    ]);
+    // Values the write path does not produce but a column can hold: microseconds, ties, empty strings.
+    await sql`UPDATE jobs SET last_verified_at = '2026-11-27 23:59:59.999999+00', first_seen_at = '2026-11-20 12:00:00.000501+00',
+                              category_confidence = 0.8125, salary_min_annual_eur = 87912.35, salary_max_annual_eur = 0.5,
+                              upstream_closes_at = '2027-01-31 00:00:00+00', attribution = '', canonical_url = 'https://careers.example.org/x?a=1&b=2'
+              WHERE source_posting_id = 'edge-1'`.execute(t.db);
+    await sql`UPDATE jobs SET status = 'closed', closed_at = '2026-11-28 01:02:03.456789+00', closed_reason = 'not_seen', upstream_expired_at = now()
+              WHERE source_posting_id = 'edge-2'`.execute(t.db);
+  });
+  afterAll(async () => {
+    await t?.drop();
+  });
+
+  for (const includeDescription of [true, false]) {
+    it(`equal the presenter's JSON on every row ${includeDescription ? 'with' : 'without'} descriptions`, async () => {
+      const page = { limit: 1_000_000, includeDescription };
+      const rows = await exportBatch(t.db, {}, 'any', page);
+      const lines = await exportLineBatch(t.db, {}, 'any', page);
+      expect(rows.length).toBeGreaterThan(2_000);
+      expect(lines.map((l) => l.id)).toEqual(rows.map((r) => r.id));
+      const differing = rows.filter((row, i) => JSON.stringify(toJob(row, { includeDescription })) !== lines[i]!.line);
+      expect(differing.slice(0, 3).map((row) => ({ js: JSON.stringify(toJob(row, { includeDescription })), sql: lines.find((l) => l.id === row.id)!.line }))).toEqual([]);
+    });
+  }
+
+  it('render the edge values as the presenter does', async () => {
+    const [line] = (await exportLineBatch(t.db, {}, 'any', { limit: 1_000_000, includeDescription: true })).filter((l) => l.line.includes('Ingénieur'));
+    const job = JSON.parse(line!.line) as Record<string, unknown>;
+    expect(job).toMatchObject({
+      category_confidence: 0.813,
+      last_verified_at: '2026-11-27T23:59:59.999Z',
+      salary_min: 95000.5,
+      salary_max: 1234567.891,
+      salary_min_annual_eur: 87912.35,
+      salary_max_annual_eur: 0.5,
+      first_seen_lag_hours: 2,
+      expires_at: '2027-01-31T00:00:00.000Z',
+    });
+    expect(job).not.toHaveProperty('attribution');
+  });
+
+  it('rest on field_sources holding only the nine keys and the three provenance words (migration 028)', async () => {
+    const edge = sql`source_posting_id = 'edge-2'`;
+    for (const change of [`{"remote": "published", "extra": "absent"}`, `{"remote": "maybe"}`, `{"remote": 1}`, `{"remote": "published\\", \\""}`]) {
+      await expect(sql`UPDATE jobs SET field_sources = field_sources || ${change}::jsonb WHERE ${edge}`.execute(t.db)).rejects.toThrow(/jobs_field_sources_vocabulary/);
+    }
+    await sql`UPDATE jobs SET field_sources = field_sources || '{"remote": "inferred"}'::jsonb WHERE ${edge}`.execute(t.db);
+  });
+});

@@ -43,12 +43,12 @@ function text(column: string, dropEmpty: boolean): string {
 
 /** `"key":value` for an always-present field: `null` when the value is SQL NULL. */
 function always(key: string, value: string): string {
-  return `',"${key}":' || COALESCE(${value}, 'null')`;
+  return `',"${key}":', COALESCE(${value}, 'null')`;
 }
 
-/** `,"key":value` for a field omitted when empty: nothing when the value is SQL NULL. */
+/** `,"key":value` for a field omitted when empty: a NULL argument, which `concat` skips, when the value is SQL NULL. */
 function optional(key: string, value: string): string {
-  return `COALESCE(',"${key}":' || ${value}, '')`;
+  return `',"${key}":' || ${value}`;
 }
 
 /** `Math.round((first_seen_at - posted_at) / 1 h)` on millisecond instants (domain/lifecycle.ts firstSeenLagHours). */
@@ -69,13 +69,13 @@ const STORED_FIELD_SOURCES = `left(replace(replace(j.field_sources::text, '": "'
 
 const FIELD_SOURCES = [
   STORED_FIELD_SOURCES,
-  `|| ',"company_domain":' || ${known(`NULLIF(c.domain, '') IS NULL`, `'"inferred"'`)}`,
-  `|| COALESCE(',"state":' || ${known(`NULLIF(j.state, '') IS NULL`, `CASE WHEN j.field_sources->>'location' = 'absent' THEN '"inferred"' ELSE (j.field_sources->'location')::text END`)}, '')`,
-  `|| ',"expires_at":' || ${known('j.upstream_closes_at IS NULL', `'"published"'`)}`,
-  `|| ',"repost_count":"inferred"'`,
-  `|| ',"first_seen_lag_hours":' || ${known('j.posted_at IS NULL OR j.first_seen_at IS NULL', `'"inferred"'`)}`,
-  `|| '}'`,
-].join(' ');
+  `',"company_domain":', ${known(`NULLIF(c.domain, '') IS NULL`, `'"inferred"'`)}`,
+  `',"state":' || ${known(`NULLIF(j.state, '') IS NULL`, `CASE WHEN j.field_sources->>'location' = 'absent' THEN '"inferred"' ELSE (j.field_sources->'location')::text END`)}`,
+  `',"expires_at":', ${known('j.upstream_closes_at IS NULL', `'"published"'`)}`,
+  `',"repost_count":"inferred"'`,
+  `',"first_seen_lag_hours":', ${known('j.posted_at IS NULL OR j.first_seen_at IS NULL', `'"inferred"'`)}`,
+  `'}'`,
+].join(', ');
 
 /**
  * The SQL expression of one served Job line (without its newline) over `jobs as j` inner-joined with
@@ -83,7 +83,7 @@ const FIELD_SOURCES = [
  */
 export function jobLineSql(includeDescription: boolean): string {
   const parts = [
-    `'{"id":' || to_json(j.id)::text`,
+    `'{"id":', to_json(j.id)`,
     always('slug', text('j.slug', false)),
     always('title', text('j.title', false)),
     always('company', text('j.company_name', false)),
@@ -101,7 +101,7 @@ export function jobLineSql(includeDescription: boolean): string {
     always('salary_min_annual_eur', number('j.salary_min_annual_eur')),
     always('salary_max_annual_eur', number('j.salary_max_annual_eur')),
     always('repost_count', 'j.repost_count::text'),
-    `',"field_sources":' || ${FIELD_SOURCES}`,
+    `',"field_sources":', ${FIELD_SOURCES}`,
     optional('company_logo', text('c.logo_url', true)),
     optional('company_domain', text('c.domain', true)),
     optional('state', text('j.state', true)),
@@ -128,5 +128,7 @@ export function jobLineSql(includeDescription: boolean): string {
     optional('canonical_url', text('j.canonical_url', true)),
     `'}'`,
   ];
-  return `(${parts.join('\n  || ')})`;
+  // One concat() builds the text in one allocation (a chain of || copies the growing line per field)
+  // and skips the NULL arguments of omitted fields.
+  return `concat(${parts.join(',\n  ')})`;
 }

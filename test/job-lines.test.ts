@@ -7,8 +7,12 @@
  */
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import Fastify from 'fastify';
+import { Type } from 'typebox';
+import { JobSchema } from '../src/domain/job.ts';
 import { toJob } from '../src/http/presenters/job.ts';
 import { exportBatch, exportLineBatch } from '../src/store/export-queries.ts';
+import { jobObjectSql } from '../src/store/job-lines.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 import { handBuiltJob, writeHandBuiltRows } from './helpers/ledger-rows.ts';
 
@@ -63,6 +67,22 @@ describe('job lines built in SQL', () => {
       expect(differing.slice(0, 3).map((row) => ({ js: JSON.stringify(toJob(row, { includeDescription })), sql: lines.find((l) => l.id === row.id)!.line }))).toEqual([]);
     });
   }
+
+  it("in the contract's order, equal what the response serializer writes for the presenter's Job on every row", async () => {
+    // The serializer the JSON answers go through (fast-json-stringify over JobSchema), on the rows
+    // as the presenter makes them; the change feed writes its jobs from jobObjectSql instead.
+    const rows = await exportBatch(t.db, {}, 'any', { limit: 1_000_000, includeDescription: false });
+    const app = Fastify();
+    app.get('/jobs', { schema: { response: { 200: Type.Object({ data: Type.Array(JobSchema) }) } } }, async () => ({ data: rows.map((row) => toJob(row, { includeDescription: false })) }));
+    const served = (await app.inject({ url: '/jobs' })).body;
+    await app.close();
+    const objects = await sql<{ id: string; job: string }>`SELECT j.id, ${sql.raw(jobObjectSql(false))} AS job FROM jobs j JOIN companies c ON c.id = j.company_id`.execute(t.db);
+    const byId = new Map(objects.rows.map((r) => [r.id, r.job]));
+    const built = `{"data":[${rows.map((r) => byId.get(r.id)).join(',')}]}`;
+    const at = [...built].findIndex((ch, i) => ch !== served[i]);
+    expect(at === -1 ? '' : built.slice(Math.max(0, at - 200), at + 200)).toBe(at === -1 ? '' : served.slice(Math.max(0, at - 200), at + 200));
+    expect(built).toBe(served);
+  });
 
   it('render the edge values as the presenter does', async () => {
     const [line] = (await exportLineBatch(t.db, {}, 'any', { limit: 1_000_000, includeDescription: true })).filter((l) => l.line.includes('Ingénieur'));

@@ -16,6 +16,7 @@ import type { FeedPosition } from '../domain/feed-cursor.ts';
 import type { JobFilter } from '../domain/listing-filter.ts';
 import type { ChangeKind, ClosedReason } from '../domain/vocabulary.ts';
 import { filterConditions, JOB_COLUMNS, type JobViewRow, type ListPage } from './job-queries.ts';
+import { jobObjectSql } from './job-lines.ts';
 import { CLOSED_SERVED } from './populations.ts';
 import type { DB } from './schema.ts';
 
@@ -32,8 +33,11 @@ export interface ChangeFeedRow {
   jobId: string;
   /** The event's feed stamp, RFC 3339 UTC with milliseconds. */
   changedAt: string;
-  /** The row as it is now, for `created` and `updated` (then it is served); absent otherwise. */
-  job?: JobViewRow;
+  /**
+   * The row as it is now, for `created` and `updated` (then it is served), as the served Job's JSON
+   * text in the contract's key order (store/job-lines.ts jobObjectSql); absent otherwise.
+   */
+  jobJson?: string;
 }
 
 /**
@@ -79,23 +83,24 @@ export async function readChanges(
   };
   // previous_country is kept only when it differs from country, so the two branches never share an event.
   const page = lock ? sql<EventKey>`((${events('e.country')}) UNION ALL (${events('e.previous_country')}))` : sql<EventKey>`(${events(null)})`;
-  const rows = (await db
+  const rows = await db
     .selectFrom(page.as('e'))
     .innerJoin('jobs as j', 'j.id', 'e.job_id')
     .innerJoin('companies as c', 'c.id', 'j.company_id')
-    .select(['e.change', 'e.job_id', stampText('e.published_at').as('changed_at')])
-    .select(options.includeDescription ? JOB_COLUMNS : COLUMNS_WITHOUT_DESCRIPTION)
-    .select(['c.slug as company_slug', 'c.logo_url as company_logo', 'c.domain as company_domain', sql<string>`j.sort_key::text`.as('sort_key_text')])
+    .select(['e.change', 'e.job_id', stampText('e.published_at').as('changed_at'), 'j.country'])
+    // Built by PostgreSQL (issue 22): a 5,000-item page was mostly Node.js decoding, presenting and
+    // serializing its rows.
+    .select(sql.raw<string>(jobObjectSql(options.includeDescription === true)).as('job_json'))
     .orderBy('e.published_at')
     .orderBy('e.job_id')
     .limit(limit)
-    .execute()) as unknown as Array<JobViewRow & { change: ChangeKind; job_id: string; changed_at: string }>;
+    .execute();
   return rows.map((row) => {
     const upsert = row.change === 'created' || row.change === 'updated';
     // Moved out of the locked country: the client drops it; it never sees another country's row.
     if (upsert && lock && row.country !== lock) return { change: 'withdrawn', jobId: row.job_id, changedAt: row.changed_at };
     const item: ChangeFeedRow = { change: row.change, jobId: row.job_id, changedAt: row.changed_at };
-    if (upsert) item.job = { ...row, description_html: row.description_html ?? null };
+    if (upsert) item.jobJson = row.job_json;
     return item;
   });
 }

@@ -6,8 +6,10 @@
  * is, byte for byte, `JSON.stringify(toJob(row, { includeDescription }))` of http/presenters/job.ts:
  * the same keys in the same order, "present, may be null" fields as `null`, "omitted when empty"
  * fields left out when null or the empty string (spec: Resources › Job, nullability table).
- * `test/job-lines.test.ts` holds the two to that on every row of the imported corpus. A change to the
- * presenter must be made here too; that test fails until it is.
+ * {@link jobObjectSql} is the same Job with its keys in the order the JSON answers' serializer writes
+ * them (fast-json-stringify over JobSchema), for the change feed's pages, which are assembled as text.
+ * `test/job-lines.test.ts` holds both to the presenter and the serializer on every row of the imported
+ * corpus. A change to the presenter or to JobSchema must be made here too; that test fails until it is.
  *
  * How each JavaScript value is matched:
  * - instants: `Date.prototype.toISOString()` of the row's instant with sub-millisecond digits
@@ -25,6 +27,8 @@
  *
  * No value of a request reaches this text: it is constant SQL, so it is safe to inline.
  */
+import { JobSchema } from '../domain/job.ts';
+import { FIELD_SOURCE_KEYS } from '../domain/field-sources.ts';
 
 /** An instant as `toISOString()` gives it, or SQL NULL. */
 function instant(column: string): string {
@@ -41,16 +45,6 @@ function text(column: string, dropEmpty: boolean): string {
   return dropEmpty ? `to_json(NULLIF(${column}, ''))::text` : `to_json(${column})::text`;
 }
 
-/** `"key":value` for an always-present field: `null` when the value is SQL NULL. */
-function always(key: string, value: string): string {
-  return `',"${key}":', COALESCE(${value}, 'null')`;
-}
-
-/** `,"key":value` for a field omitted when empty: a NULL argument, which `concat` skips, when the value is SQL NULL. */
-function optional(key: string, value: string): string {
-  return `',"${key}":' || ${value}`;
-}
-
 /** `Math.round((first_seen_at - posted_at) / 1 h)` on millisecond instants (domain/lifecycle.ts firstSeenLagHours). */
 const LAG_HOURS = `(floor((extract(epoch FROM date_trunc('milliseconds', j.first_seen_at)) - extract(epoch FROM date_trunc('milliseconds', j.posted_at))) * 1000 / 3600000 + 0.5))::bigint::text`;
 
@@ -65,10 +59,10 @@ function known(valueIsEmpty: string, provenance: string): string {
  * provenance words, none of which holds a quote, a colon or a comma. Its closing brace is dropped so
  * the derived keys follow.
  */
-const STORED_FIELD_SOURCES = `left(replace(replace(j.field_sources::text, '": "', '":"'), '", "', '","'), -1)`;
+const STORED_FIELD_SOURCES_TEXT = `left(replace(replace(j.field_sources::text, '": "', '":"'), '", "', '","'), -1)`;
 
-const FIELD_SOURCES = [
-  STORED_FIELD_SOURCES,
+/** The five served provenance keys derived from the row (http/presenters/job.ts servedFieldSources), as concat() arguments. */
+const DERIVED_FIELD_SOURCES = [
   `',"company_domain":', ${known(`NULLIF(c.domain, '') IS NULL`, `'"inferred"'`)}`,
   `',"state":' || ${known(`NULLIF(j.state, '') IS NULL`, `CASE WHEN j.field_sources->>'location' = 'absent' THEN '"inferred"' ELSE (j.field_sources->'location')::text END`)}`,
   `',"expires_at":', ${known('j.upstream_closes_at IS NULL', `'"published"'`)}`,
@@ -77,13 +71,25 @@ const FIELD_SOURCES = [
   `'}'`,
 ].join(', ');
 
-/**
- * The SQL expression of one served Job line (without its newline) over `jobs as j` inner-joined with
- * `companies as c`. With `includeDescription` the line carries `description` where the row has one.
- */
-export function jobLineSql(includeDescription: boolean): string {
-  const parts = [
-    `'{"id":', to_json(j.id)`,
+/** field_sources in the presenter's order: the stored keys as stored, then the derived ones. */
+const FIELD_SOURCES_PRESENTED = `${STORED_FIELD_SOURCES_TEXT}, ${DERIVED_FIELD_SOURCES}`;
+
+/** field_sources in the contract's order (domain/job.ts FieldSourcesSchema: the nine in the spec's order, then the derived ones). */
+const FIELD_SOURCES_CONTRACT = `'{', ${FIELD_SOURCE_KEYS.map((k, i) => `'${i === 0 ? '' : ','}"${k}":', (j.field_sources->'${k}')::text`).join(', ')}, ${DERIVED_FIELD_SOURCES}`;
+
+/** One served field: its SQL (NULL when empty) and whether it is omitted then or written as `null`. */
+interface LineField {
+  key: string;
+  sql: string;
+  omitWhenEmpty: boolean;
+}
+
+/** The Job's fields in the presenter's insertion order (http/presenters/job.ts toJob). */
+function jobFields(includeDescription: boolean, fieldSources: string): LineField[] {
+  const always = (key: string, sql: string): LineField => ({ key, sql, omitWhenEmpty: false });
+  const optional = (key: string, sql: string): LineField => ({ key, sql, omitWhenEmpty: true });
+  return [
+    always('id', 'to_json(j.id)::text'),
     always('slug', text('j.slug', false)),
     always('title', text('j.title', false)),
     always('company', text('j.company_name', false)),
@@ -101,7 +107,8 @@ export function jobLineSql(includeDescription: boolean): string {
     always('salary_min_annual_eur', number('j.salary_min_annual_eur')),
     always('salary_max_annual_eur', number('j.salary_max_annual_eur')),
     always('repost_count', 'j.repost_count::text'),
-    `',"field_sources":', ${FIELD_SOURCES}`,
+    // Several concat() arguments, never NULL.
+    always('field_sources', fieldSources),
     optional('company_logo', text('c.logo_url', true)),
     optional('company_domain', text('c.domain', true)),
     optional('state', text('j.state', true)),
@@ -126,9 +133,44 @@ export function jobLineSql(includeDescription: boolean): string {
     optional('salary_source', text('j.salary_source', true)),
     optional('attribution', text('j.attribution', true)),
     optional('canonical_url', text('j.canonical_url', true)),
-    `'}'`,
   ];
-  // One concat() builds the text in one allocation (a chain of || copies the growing line per field)
-  // and skips the NULL arguments of omitted fields.
-  return `concat(${parts.join(',\n  ')})`;
+}
+
+/**
+ * The order the response serializer (fast-json-stringify) writes a JobSchema object in: the required
+ * properties in the schema's order, then the optional ones in the schema's order.
+ */
+const CONTRACT_ORDER: readonly string[] = (() => {
+  const keys = Object.keys(JobSchema.properties);
+  const required = new Set<string>(JobSchema.required ?? []);
+  return [...keys.filter((k) => required.has(k)), ...keys.filter((k) => !required.has(k))];
+})();
+
+/** One concat() of `fields` in that order: the text in one allocation, NULL arguments (omitted fields) skipped. */
+function concatObject(fields: LineField[]): string {
+  const args = fields.map((f, i) => {
+    const name = `'${i === 0 ? '{' : ','}"${f.key}":'`;
+    if (f.key === 'field_sources') return `${name}, ${f.sql}`;
+    return f.omitWhenEmpty ? `${name} || ${f.sql}` : `${name}, COALESCE(${f.sql}, 'null')`;
+  });
+  return `concat(${args.join(',\n  ')}, '}')`;
+}
+
+/**
+ * The SQL expression of one served Job line (without its newline) over `jobs as j` inner-joined with
+ * `companies as c`, as the export writes it: `JSON.stringify(toJob(row))`, keys in the presenter's
+ * order. With `includeDescription` the line carries `description` where the row has one.
+ */
+export function jobLineSql(includeDescription: boolean): string {
+  return concatObject(jobFields(includeDescription, FIELD_SOURCES_PRESENTED));
+}
+
+/**
+ * The same Job as the JSON responses write it (fast-json-stringify over JobSchema): the keys in
+ * {@link CONTRACT_ORDER} and field_sources in its schema's order. For pages assembled from text (the
+ * change feed). The first key (`id`) must be required, as it is.
+ */
+export function jobObjectSql(includeDescription: boolean): string {
+  const fields = new Map(jobFields(includeDescription, FIELD_SOURCES_CONTRACT).map((f) => [f.key, f]));
+  return concatObject(CONTRACT_ORDER.filter((k) => fields.has(k)).map((k) => fields.get(k)!));
 }

@@ -66,7 +66,13 @@ function feedRoute<Item>(o: {
   /** At most `granted` items after `after`; `countryLock` restricts them to one country's rows. */
   read: (after: FeedPosition, granted: number, countryLock: string | undefined) => Promise<Item[]>;
   positionOf: (item: Item) => FeedPosition;
-  present: (item: Item) => unknown;
+  /** An item as the page's object, serialized by the route's schema. */
+  present?: (item: Item) => unknown;
+  /**
+   * An item as JSON text in the schema's key order, instead of `present`: the page is then assembled
+   * as text (the change feed, whose rows PostgreSQL writes as JSON; issue 22).
+   */
+  presentJson?: (item: Item) => string;
   records?: (items: Item[]) => number;
   /**
    * Whether reading after this position may have missed deleted items (retention); checked after the
@@ -86,7 +92,7 @@ function feedRoute<Item>(o: {
     response: { 200: o.page, ...errorResponses(400, 401, 402, 403, ...(o.expired ? [410] : []), 422, 429, 500, 503) },
   });
   return (app: FastifyInstance) =>
-    serveRoute(app, route, async ({ request, query }) => {
+    serveRoute(app, route, async ({ request, reply, query }) => {
       // A country-locked key reads its country's feed (spec: Authentication item 9; docs/sync.md).
       const countryLock = request.apiKey!.key.country_lock ?? undefined;
       const page = await servePage({
@@ -107,7 +113,11 @@ function feedRoute<Item>(o: {
         },
         records: o.records,
       });
-      return { count: page.rows.length, data: page.rows.map(o.present), next_since: page.nextCursor ?? query.since!.trim() };
+      const nextSince = page.nextCursor ?? query.since!.trim();
+      if (!o.presentJson) return { count: page.rows.length, data: page.rows.map(o.present!), next_since: nextSince };
+      // The keys in the order the page schema's serializer writes them: count, data, next_since.
+      reply.type('application/json; charset=utf-8');
+      return `{"count":${page.rows.length},"data":[${page.rows.map(o.presentJson).join(',')}],"next_since":${JSON.stringify(nextSince)}}`;
     });
 }
 
@@ -123,9 +133,10 @@ export function syncRoutes(ctx: AppContext) {
     page: ChangesPageSchema,
     read: (after, granted, countryLock) => readChanges(ctx.db, after, granted, { countryLock }),
     positionOf: (item) => ({ at: item.changedAt, id: item.jobId }),
-    present: (i) => ({ change: i.change, id: i.jobId, changed_at: i.changedAt, ...(i.job ? { job: toJob(i.job, { includeDescription: false }) } : {}) }),
+    // ChangeItemSchema's order: the required change, id and changed_at, then the optional job.
+    presentJson: (i) => `{"change":${JSON.stringify(i.change)},"id":${JSON.stringify(i.jobId)},"changed_at":${JSON.stringify(i.changedAt)}${i.jobJson === undefined ? '' : `,"job":${i.jobJson}`}}`,
     // One record per job row returned (spec: Metering rules); id-only items cost nothing.
-    records: (items) => items.filter((i) => i.job).length,
+    records: (items) => items.filter((i) => i.jobJson !== undefined).length,
     // Retention deletes old change events (src/store/retention.ts); a since before them answers 410.
     expired: (after) => sinceExpired(ctx.db, after),
   });

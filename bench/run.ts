@@ -532,7 +532,9 @@ async function measureExport(secret: string, counters: 'memory' | 'redis') {
     const pid = service.child.pid!;
     const rssBefore = vmStatus(pid, 'VmRSS');
     const started = performance.now();
-    const response = await fetch(`${service.url}/v1/export`, { headers: { authorization: `Bearer ${secret}` } });
+    // Uncompressed, like its COPY floors (Node.js's fetch asks for gzip by default, and compressing
+    // about 1 GB at gzip's default level was most of what an earlier run measured).
+    const response = await fetch(`${service.url}/v1/export`, { headers: { authorization: `Bearer ${secret}`, 'accept-encoding': 'identity' } });
     let rows = 0;
     let bytes = 0;
     const reader = response.body!.getReader();

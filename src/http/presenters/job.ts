@@ -25,11 +25,6 @@ function servedFieldSources(row: JobViewRow, lag: number | undefined): ServedFie
   };
 }
 
-/** Set an "omitted when empty" field: left out when undefined, null or the empty string. */
-function put(job: Job, key: keyof Job, value: unknown): void {
-  if (value !== undefined && value !== null && value !== '') (job as unknown as Record<string, unknown>)[key] = value;
-}
-
 /** Options of the served shape. */
 export interface JobViewOptions {
   includeDescription: boolean;
@@ -64,37 +59,39 @@ export function toJob(row: JobViewRow, options: JobViewOptions): Job {
     repost_count: row.repost_count,
     field_sources: servedFieldSources(row, lag),
   };
-  // Set one by one rather than through an object of candidates and Object.entries: this runs for
-  // every row of every page (issue 22). The insertion order is the export line's key order
-  // (store/job-lines.ts, held to it by test/job-lines.test.ts).
-  put(job, 'company_logo', row.company_logo);
-  put(job, 'company_domain', row.company_domain);
-  put(job, 'state', row.state);
-  put(job, 'expires_at', iso(row.upstream_closes_at));
-  put(job, 'category', row.category);
-  put(job, 'country', row.country);
-  put(job, 'city', row.city);
-  put(job, 'location', row.location);
-  put(job, 'remote', row.remote);
-  put(job, 'employment_type', row.employment_type);
-  put(job, 'seniority', row.seniority);
-  put(job, 'posted_at', iso(row.posted_at));
-  put(job, 'first_seen_at', iso(row.first_seen_at));
-  put(job, 'first_seen_lag_hours', lag);
-  put(job, 'upstream_expired_at', iso(row.upstream_expired_at));
-  put(job, 'apply_url', row.apply_url);
-  if (options.includeDescription && row.has_description) put(job, 'description', row.description_html);
-  put(job, 'salary_min', row.salary_min);
-  put(job, 'salary_max', row.salary_max);
-  put(job, 'salary_currency', row.salary_currency);
-  put(job, 'salary_period', row.salary_period);
-  put(job, 'salary_source', row.salary_source);
-  put(job, 'attribution', row.attribution);
-  put(job, 'canonical_url', row.canonical_url);
+  const optional: Partial<Job> = {
+    company_logo: row.company_logo ?? undefined,
+    company_domain: row.company_domain ?? undefined,
+    state: row.state ?? undefined,
+    expires_at: iso(row.upstream_closes_at),
+    category: row.category ?? undefined,
+    country: row.country ?? undefined,
+    city: row.city ?? undefined,
+    location: row.location ?? undefined,
+    remote: (row.remote as Job['remote']) ?? undefined,
+    employment_type: row.employment_type ?? undefined,
+    seniority: row.seniority ?? undefined,
+    posted_at: iso(row.posted_at),
+    first_seen_at: iso(row.first_seen_at),
+    first_seen_lag_hours: lag,
+    upstream_expired_at: iso(row.upstream_expired_at),
+    apply_url: row.apply_url ?? undefined,
+    description: options.includeDescription && row.has_description ? (row.description_html ?? undefined) : undefined,
+    salary_min: row.salary_min ?? undefined,
+    salary_max: row.salary_max ?? undefined,
+    salary_currency: row.salary_currency ?? undefined,
+    salary_period: row.salary_period ?? undefined,
+    salary_source: row.salary_source ?? undefined,
+    attribution: row.attribution ?? undefined,
+    canonical_url: row.canonical_url ?? undefined,
+  };
   if (options.includeQuality) {
-    put(job, 'quality_verdict', row.quality_verdict);
-    put(job, 'quality_rule_id', row.quality_rule_id);
-    put(job, 'quality_matched_host', row.quality_matched_host);
+    optional.quality_verdict = row.quality_verdict;
+    optional.quality_rule_id = row.quality_rule_id ?? undefined;
+    optional.quality_matched_host = row.quality_matched_host ?? undefined;
+  }
+  for (const [key, value] of Object.entries(optional)) {
+    if (value !== undefined && value !== '') (job as Record<string, unknown>)[key] = value;
   }
   return job;
 }

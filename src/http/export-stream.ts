@@ -2,14 +2,14 @@
  * The NDJSON body of GET /v1/export as a pull-driven stream (spec: GET /v1/export; ARCHITECTURE
  * "Exports stream with backpressure").
  *
- * A batch is read from the ledger only when the consumer asks for more data: `Readable.from` pulls the
- * next line from the generator only while the stream's buffer is below its high-water mark, and the
- * HTTP layer stops reading the stream while the socket refuses writes. Memory therefore holds at most
- * one batch plus the socket and stream buffers, however many rows the export has, and a slow client
- * slows the export down instead of filling the server's memory.
+ * Batches are read from the ledger only as the consumer asks for more data, one batch ahead:
+ * `Readable.from` pulls the next chunk from the generator only while the stream's buffer is below its
+ * high-water mark, and the HTTP layer stops reading the stream while the socket refuses writes. Memory
+ * therefore holds at most two batches plus the socket and stream buffers, however many rows the export
+ * has, and a slow client slows the export down instead of filling the server's memory.
  *
  * Records are charged per line (spec: Metering rules 2): each batch reserves its rows before it is
- * read and settles what was written. When a reservation is refused (402 `record_quota_exhausted`)
+ * served (never more rows than granted, whatever was read ahead) and settles what was written. When a reservation is refused (402 `record_quota_exhausted`)
  * the stream ends with the final error line and the `after` cursor; see `src/domain/export.ts` for the
  * line shapes.
  */
@@ -18,14 +18,18 @@ import type { Kysely } from 'kysely';
 import { ApiError } from '../domain/errors.ts';
 import type { ExportComplete, ExportErrorLine, ExportStatus } from '../domain/export.ts';
 import type { JobFilter } from '../domain/listing-filter.ts';
-import { exportLineBatch } from '../store/export-queries.ts';
+import { exportLineBatch, type ExportLine } from '../store/export-queries.ts';
 import { changeFeedWatermark } from '../store/retention.ts';
 import type { DB } from '../store/schema.ts';
 import { errorFields, toApiError } from './errors.ts';
 import type { RecordMeter } from './record-meter.ts';
 
-/** Rows read and charged per batch. */
-export const EXPORT_BATCH_SIZE = 500;
+/**
+ * Rows read and charged per batch. 2,000 rather than 500: with the next batch read ahead, the export
+ * of the 1,000,000-row bench ledger took 16.1 s instead of 18.8 s (500) and 21.3 s (500, no read-ahead),
+ * for about 30 MB more peak memory (bench/README.md).
+ */
+export const EXPORT_BATCH_SIZE = 2_000;
 
 /** Characters of lines gathered before they are handed to the stream (a few lines with descriptions, a dozen without). */
 const CHUNK_BYTES = 16 * 1024;
@@ -65,6 +69,16 @@ async function* exportLines(o: ExportStreamOptions): AsyncGenerator<string> {
   // Taken before the first row is read: every change that commits later is stamped after it, so
   // /v1/changes from it replays whatever the batches below did not see (docs/sync.md, Retention).
   let since: string | undefined;
+  // The following batch, read while this one is written (PostgreSQL builds its lines meanwhile), and
+  // the row count it was read for. Reading never reserves records: a batch read ahead is served only
+  // up to what the meter then grants.
+  let ahead: { rows: Promise<ExportLine[]>; limit: number } | undefined;
+  const read = (from: string | null, limit: number): Promise<ExportLine[]> => {
+    const rows = exportLineBatch(o.db, o.filter, o.status, { after: from ?? undefined, limit, includeDescription: o.includeDescription });
+    // Awaited in the next round, or dropped when the client leaves: never an unhandled rejection.
+    rows.catch(() => undefined);
+    return rows;
+  };
   try {
     since = await changeFeedWatermark(o.db);
     for (;;) {
@@ -87,10 +101,12 @@ async function* exportLines(o: ExportStreamOptions): AsyncGenerator<string> {
       // byte) and leave in chunks of about CHUNK_BYTES: per row, Node.js only decodes one string. A
       // chunk's lines count as written once the stream asks for more, so a client that leaves is
       // charged at most one chunk less than it was handed, never more.
-      const rows = await exportLineBatch(o.db, o.filter, o.status, { after: after ?? undefined, limit: granted + 1, includeDescription: o.includeDescription });
+      const rows = await (ahead && ahead.limit > granted ? ahead.rows : read(after, granted + 1));
+      ahead = undefined;
       o.onBatch?.(Math.min(rows.length, granted));
       const more = rows.length > granted;
       const batch = more ? rows.slice(0, granted) : rows;
+      if (more) ahead = { rows: read(batch[batch.length - 1]!.id, batchSize + 1), limit: batchSize + 1 };
       writtenInBatch = 0;
       let chunk = '';
       let inChunk = 0;

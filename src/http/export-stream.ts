@@ -9,9 +9,9 @@
  * has, and a slow client slows the export down instead of filling the server's memory.
  *
  * Records are charged per line (spec: Metering rules 2): each batch reserves its rows before it is
- * served (never more rows than granted, whatever was read ahead) and settles what was written. When a reservation is refused (402 `record_quota_exhausted`)
- * the stream ends with the final error line and the `after` cursor; see `src/domain/export.ts` for the
- * line shapes.
+ * served (never more rows than granted, whatever was read ahead) and settles what was written. When a
+ * reservation is refused (402 `record_quota_exhausted`) the stream ends with the final error line and
+ * the `after` cursor; see `src/domain/export.ts` for the line shapes.
  */
 import { Readable } from 'node:stream';
 import type { Kysely } from 'kysely';

@@ -35,19 +35,28 @@ export interface ExportPage {
 }
 
 /**
- * The query of {@link exportBatch}, uncompiled: the bench compiles it for its `COPY row_to_json`
- * floor (the export's rows, columns and order, as a row-by-row serializer would read them).
+ * The export's selection without its columns: the rows of a status and filter after `page.after`,
+ * in ascending `id` order, `page.limit` of them. {@link exportRowsQuery} and {@link exportLineBatch}
+ * select from it, so the rows and their order are the same for both.
  */
-export function exportRowsQuery(db: Kysely<DB>, filter: JobFilter, status: ExportStatus, page: ExportPage) {
+function exportSelection(db: Kysely<DB>, filter: JobFilter, status: ExportStatus, page: ExportPage) {
   let query = db
     .selectFrom('jobs as j')
     .innerJoin('companies as c', 'c.id', 'j.company_id')
-    .select(page.includeDescription ? JOB_COLUMNS : WITHOUT_DESCRIPTION)
-    .select(['c.slug as company_slug', 'c.logo_url as company_logo', 'c.domain as company_domain', sql<string>`j.sort_key::text`.as('sort_key_text')])
     .where((eb) => statusCondition(eb, status))
     .where((eb) => eb.and(filterConditions(eb, filter)));
   if (page.after) query = query.where('j.id', '>', page.after);
   return query.orderBy('j.id').limit(page.limit);
+}
+
+/**
+ * The query of {@link exportBatch}, uncompiled: the bench compiles it for its `COPY row_to_json`
+ * floor (the export's rows, columns and order, as a row-by-row serializer would read them).
+ */
+export function exportRowsQuery(db: Kysely<DB>, filter: JobFilter, status: ExportStatus, page: ExportPage) {
+  return exportSelection(db, filter, status, page)
+    .select(page.includeDescription ? JOB_COLUMNS : WITHOUT_DESCRIPTION)
+    .select(['c.slug as company_slug', 'c.logo_url as company_logo', 'c.domain as company_domain', sql<string>`j.sort_key::text`.as('sort_key_text')]);
 }
 
 /**
@@ -66,21 +75,13 @@ export interface ExportLine {
   line: string;
 }
 
-const LINE_WITH_DESCRIPTION = sql.raw<string>(jobLineSql(true));
-const LINE_WITHOUT_DESCRIPTION = sql.raw<string>(jobLineSql(false));
-
 /**
  * The rows of {@link exportBatch} as served JSON text built in SQL (issue 22): the export's Node.js
  * work per row becomes decoding one string instead of decoding some 40 columns, presenting and
  * serializing them.
  */
 export async function exportLineBatch(db: Kysely<DB>, filter: JobFilter, status: ExportStatus, page: ExportPage): Promise<ExportLine[]> {
-  let query = db
-    .selectFrom('jobs as j')
-    .innerJoin('companies as c', 'c.id', 'j.company_id')
-    .select(['j.id', (page.includeDescription ? LINE_WITH_DESCRIPTION : LINE_WITHOUT_DESCRIPTION).as('line')])
-    .where((eb) => statusCondition(eb, status))
-    .where((eb) => eb.and(filterConditions(eb, filter)));
-  if (page.after) query = query.where('j.id', '>', page.after);
-  return query.orderBy('j.id').limit(page.limit).execute();
+  return exportSelection(db, filter, status, page)
+    .select(['j.id', sql.raw<string>(jobLineSql(page.includeDescription)).as('line')])
+    .execute();
 }

@@ -156,13 +156,22 @@ function concatObject(fields: LineField[]): string {
   return `concat(${args.join(',\n  ')}, '}')`;
 }
 
+/** The four expressions, built once: each is some 5 KB of SQL text, asked for on every export batch and feed page. */
+const EXPRESSIONS = {
+  line: [false, true].map((d) => concatObject(jobFields(d, FIELD_SOURCES_PRESENTED))),
+  object: [false, true].map((d) => {
+    const fields = new Map(jobFields(d, FIELD_SOURCES_CONTRACT).map((f) => [f.key, f]));
+    return concatObject(CONTRACT_ORDER.filter((k) => fields.has(k)).map((k) => fields.get(k)!));
+  }),
+};
+
 /**
  * The SQL expression of one served Job line (without its newline) over `jobs as j` inner-joined with
  * `companies as c`, as the export writes it: `JSON.stringify(toJob(row))`, keys in the presenter's
  * order. With `includeDescription` the line carries `description` where the row has one.
  */
 export function jobLineSql(includeDescription: boolean): string {
-  return concatObject(jobFields(includeDescription, FIELD_SOURCES_PRESENTED));
+  return EXPRESSIONS.line[includeDescription ? 1 : 0]!;
 }
 
 /**
@@ -171,6 +180,5 @@ export function jobLineSql(includeDescription: boolean): string {
  * change feed). The first key (`id`) must be required, as it is.
  */
 export function jobObjectSql(includeDescription: boolean): string {
-  const fields = new Map(jobFields(includeDescription, FIELD_SOURCES_CONTRACT).map((f) => [f.key, f]));
-  return concatObject(CONTRACT_ORDER.filter((k) => fields.has(k)).map((k) => fields.get(k)!));
+  return EXPRESSIONS.object[includeDescription ? 1 : 0]!;
 }

@@ -66,13 +66,12 @@ function feedRoute<Item>(o: {
   /** At most `granted` items after `after`; `countryLock` restricts them to one country's rows. */
   read: (after: FeedPosition, granted: number, countryLock: string | undefined) => Promise<Item[]>;
   positionOf: (item: Item) => FeedPosition;
-  /** An item as the page's object, serialized by the route's schema. */
-  present?: (item: Item) => unknown;
   /**
-   * An item as JSON text in the schema's key order, instead of `present`: the page is then assembled
-   * as text (the change feed, whose rows PostgreSQL writes as JSON; issue 22).
+   * An item as the page's object, serialized by the route's schema; or, as `json`, as JSON text in
+   * the schema's key order, and the page is then assembled as text (the change feed, whose rows
+   * PostgreSQL writes as JSON; issue 22).
    */
-  presentJson?: (item: Item) => string;
+  present: { object: (item: Item) => unknown } | { json: (item: Item) => string };
   records?: (items: Item[]) => number;
   /**
    * Whether reading after this position may have missed deleted items (retention); checked after the
@@ -114,10 +113,10 @@ function feedRoute<Item>(o: {
         records: o.records,
       });
       const nextSince = page.nextCursor ?? query.since!.trim();
-      if (!o.presentJson) return { count: page.rows.length, data: page.rows.map(o.present!), next_since: nextSince };
+      if ('object' in o.present) return { count: page.rows.length, data: page.rows.map(o.present.object), next_since: nextSince };
       // The keys in the order the page schema's serializer writes them: count, data, next_since.
       reply.type('application/json; charset=utf-8');
-      return `{"count":${page.rows.length},"data":[${page.rows.map(o.presentJson).join(',')}],"next_since":${JSON.stringify(nextSince)}}`;
+      return `{"count":${page.rows.length},"data":[${page.rows.map(o.present.json).join(',')}],"next_since":${JSON.stringify(nextSince)}}`;
     });
 }
 
@@ -134,7 +133,7 @@ export function syncRoutes(ctx: AppContext) {
     read: (after, granted, countryLock) => readChanges(ctx.db, after, granted, { countryLock }),
     positionOf: (item) => ({ at: item.changedAt, id: item.jobId }),
     // ChangeItemSchema's order: the required change, id and changed_at, then the optional job.
-    presentJson: (i) => `{"change":${JSON.stringify(i.change)},"id":${JSON.stringify(i.jobId)},"changed_at":${JSON.stringify(i.changedAt)}${i.jobJson === undefined ? '' : `,"job":${i.jobJson}`}}`,
+    present: { json: (i) => `{"change":${JSON.stringify(i.change)},"id":${JSON.stringify(i.jobId)},"changed_at":${JSON.stringify(i.changedAt)}${i.jobJson === undefined ? '' : `,"job":${i.jobJson}`}}` },
     // One record per job row returned (spec: Metering rules); id-only items cost nothing.
     records: (items) => items.filter((i) => i.jobJson !== undefined).length,
     // Retention deletes old change events (src/store/retention.ts); a since before them answers 410.
@@ -149,7 +148,7 @@ export function syncRoutes(ctx: AppContext) {
     page: ExpiredPageSchema,
     read: (after, granted, countryLock) => readExpired(ctx.db, after, granted, { countryLock }),
     positionOf: (item) => ({ at: item.closedAt, id: item.id }),
-    present: (i) => ({ id: i.id, closed_at: i.closedAt, closed_reason: i.closedReason }),
+    present: { object: (i) => ({ id: i.id, closed_at: i.closedAt, closed_reason: i.closedReason }) },
   });
   const closed = createRoute({
     url: '/jobs/closed',

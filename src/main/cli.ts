@@ -98,41 +98,39 @@ program
   .option('--demo', 'crawl the bundled real feeds from a loopback replay server instead of the real APIs', false)
   .option('--target <id...>', 'only these target ids (see `jobledger targets list`)')
   .option('--refetch', 'ask for full boards instead of conditional requests, so every posting is enriched and judged again (after an upgrade)', false)
-  .action(async (options: { demo: boolean; target?: string[]; refetch: boolean }) => {
-    await withLedger('jobledger-ingest', async (rt) => {
-      let baseUrls = rt.config.sources;
-      let fetch = rt.config.fetch;
-      let closeReplay: (() => Promise<void>) | undefined;
-      let pageUrl: ((postingUrl: string) => string) | undefined;
-      let targets;
-      if (options.demo) {
-        const demo = await startDemoSources(rt.config.fetch);
-        closeReplay = () => demo.replay.close();
-        baseUrls = demo.replay.baseUrls;
-        pageUrl = demo.replay.pageUrl;
-        fetch = demo.fetch;
-        targets = await seedDemoTargets(rt.database.db);
-        if (options.target) targets = targets.filter((t) => options.target!.includes(t.id));
-      } else {
-        targets = await listTargets(rt.database.db, { enabledOnly: true, ids: options.target });
+  .action(onLedger('jobledger-ingest', async (rt, options: { demo: boolean; target?: string[]; refetch: boolean }) => {
+    let baseUrls = rt.config.sources;
+    let fetch = rt.config.fetch;
+    let closeReplay: (() => Promise<void>) | undefined;
+    let pageUrl: ((postingUrl: string) => string) | undefined;
+    let targets;
+    if (options.demo) {
+      const demo = await startDemoSources(rt.config.fetch);
+      closeReplay = () => demo.replay.close();
+      baseUrls = demo.replay.baseUrls;
+      pageUrl = demo.replay.pageUrl;
+      fetch = demo.fetch;
+      targets = await seedDemoTargets(rt.database.db);
+      if (options.target) targets = targets.filter((t) => options.target!.includes(t.id));
+    } else {
+      targets = await listTargets(rt.database.db, { enabledOnly: true, ids: options.target });
+    }
+    if (options.refetch && targets.length > 0) {
+      await clearValidators(rt.database.db, targets.map((t) => t.id));
+      targets = await listTargets(rt.database.db, { ids: targets.map((t) => t.id) });
+    }
+    if (targets.length === 0) {
+      rt.log.warn('no crawl targets: add one with `jobledger targets add`, or run `jobledger ingest --demo`');
+    } else {
+      const summary = await runImport(rt.database.db, rt.log, targets, { fetch, baseUrls, pageUrl }, { absence: rt.config.absence, probeLimit: rt.config.worker.probeLimit, careerSite: rt.config.careerSite, agencyKeys: rt.config.agencyKeys });
+      // A failed board, or one skipped because another process holds its lease, is not imported: exit 1.
+      if (summary.unfinished) {
+        process.stderr.write(`jobledger ingest: ${summary.unfinished}\n`);
+        process.exitCode = 1;
       }
-      if (options.refetch && targets.length > 0) {
-        await clearValidators(rt.database.db, targets.map((t) => t.id));
-        targets = await listTargets(rt.database.db, { ids: targets.map((t) => t.id) });
-      }
-      if (targets.length === 0) {
-        rt.log.warn('no crawl targets: add one with `jobledger targets add`, or run `jobledger ingest --demo`');
-      } else {
-        const summary = await runImport(rt.database.db, rt.log, targets, { fetch, baseUrls, pageUrl }, { absence: rt.config.absence, probeLimit: rt.config.worker.probeLimit, careerSite: rt.config.careerSite, agencyKeys: rt.config.agencyKeys });
-        // A failed board, or one skipped because another process holds its lease, is not imported: exit 1.
-        if (summary.unfinished) {
-          process.stderr.write(`jobledger ingest: ${summary.unfinished}\n`);
-          process.exitCode = 1;
-        }
-      }
-      await closeReplay?.();
-    }, 'ingest');
-  });
+    }
+    await closeReplay?.();
+  }, 'ingest'));
 
 program
   .command('bench-seed')
@@ -206,6 +204,11 @@ async function withLedger(applicationName: string, work: (rt: Runtime) => Promis
   }
 }
 
+/** A command's action: `work` runs against the ledger (see withLedger) with the arguments and options commander passes. */
+function onLedger<A extends unknown[]>(applicationName: string, work: (rt: Runtime, ...args: A) => Promise<void>, statementTimeout?: 'api' | 'ingest' | 'none'): (...args: A) => Promise<void> {
+  return (...args) => withLedger(applicationName, (rt) => work(rt, ...args), statementTimeout);
+}
+
 const keys = program
   .command('keys')
   .description('Create, list, rotate, revoke and rename API keys. Secrets are shown once and stored only as SHA-256. KEY is a key id or its prefix (jl_xxxxxxxx).');
@@ -217,61 +220,51 @@ keys
   .option('--country <cc>', 'lock the key to one country (single_country)', countryCode)
   .option('--expires <date>', 'expiry date (YYYY-MM-DD, UTC midnight) or RFC 3339 timestamp', futureDate)
   .option('--account <id>', 'add the key to an existing account instead of a new one')
-  .action(async (options: { plan: string; name?: string; country?: string; expires?: Date; account?: string }) => {
-    await withLedger('jobledger-keys', async (rt) => {
-      const key = await createApiKey(rt.database.db, {
-        planId: options.plan,
-        name: options.name,
-        countryLock: options.country,
-        expiresAt: options.expires,
-        accountId: options.account,
-      });
-      process.stdout.write(`key ${key.id} (${key.keyPrefix}, plan ${key.planId}, account ${key.accountId})\nsecret (shown once): ${key.secret}\n`);
+  .action(onLedger('jobledger-keys', async (rt, options: { plan: string; name?: string; country?: string; expires?: Date; account?: string }) => {
+    const key = await createApiKey(rt.database.db, {
+      planId: options.plan,
+      name: options.name,
+      countryLock: options.country,
+      expiresAt: options.expires,
+      accountId: options.account,
     });
-  });
+    process.stdout.write(`key ${key.id} (${key.keyPrefix}, plan ${key.planId}, account ${key.accountId})\nsecret (shown once): ${key.secret}\n`);
+  }));
 keys
   .command('list')
   .description('List keys: id, prefix, plan, status, country lock, records used this month (UTC), created, last used (to the minute), name. Never secrets.')
-  .action(async () => {
-    await withLedger('jobledger-keys', async (rt) => {
-      for (const k of await listApiKeys(rt.database.db)) {
-        process.stdout.write(
-          `${k.id}  ${k.keyPrefix}  ${k.planId.padEnd(8)} ${k.status.padEnd(8)} ${k.countryLock ?? '--'}  ${String(k.recordsThisMonth).padStart(9)} records  ${k.createdAt.toISOString()}  last used ${k.lastUsedAt ? k.lastUsedAt.toISOString() : 'never'}  ${k.name ?? ''}\n`,
-        );
-      }
-    });
-  });
+  .action(onLedger('jobledger-keys', async (rt) => {
+    for (const k of await listApiKeys(rt.database.db)) {
+      process.stdout.write(
+        `${k.id}  ${k.keyPrefix}  ${k.planId.padEnd(8)} ${k.status.padEnd(8)} ${k.countryLock ?? '--'}  ${String(k.recordsThisMonth).padStart(9)} records  ${k.createdAt.toISOString()}  last used ${k.lastUsedAt ? k.lastUsedAt.toISOString() : 'never'}  ${k.name ?? ''}\n`,
+      );
+    }
+  }));
 keys
   .command('rotate')
   .description('Give a key a new secret, printed once. The old secret stops working at once; id, prefix, plan, meters and usage history stay.')
   .argument('<key>', 'key id or prefix')
-  .action(async (handle: string) => {
-    await withLedger('jobledger-keys', async (rt) => {
-      const key = await rotateApiKey(rt.database.db, handle);
-      process.stdout.write(`key ${key.id} (${key.keyPrefix}) rotated\nsecret (shown once): ${key.secret}\n`);
-    });
-  });
+  .action(onLedger('jobledger-keys', async (rt, handle: string) => {
+    const key = await rotateApiKey(rt.database.db, handle);
+    process.stdout.write(`key ${key.id} (${key.keyPrefix}) rotated\nsecret (shown once): ${key.secret}\n`);
+  }));
 keys
   .command('revoke')
   .description('Revoke a key at once and for good; the row is kept for audit.')
   .argument('<key>', 'key id or prefix')
-  .action(async (handle: string) => {
-    await withLedger('jobledger-keys', async (rt) => {
-      const result = await revokeApiKey(rt.database.db, handle);
-      process.stdout.write(`key ${result.id} (${result.keyPrefix}) ${result.already ? 'was already revoked at' : 'revoked at'} ${result.revokedAt.toISOString()}\n`);
-    });
-  });
+  .action(onLedger('jobledger-keys', async (rt, handle: string) => {
+    const result = await revokeApiKey(rt.database.db, handle);
+    process.stdout.write(`key ${result.id} (${result.keyPrefix}) ${result.already ? 'was already revoked at' : 'revoked at'} ${result.revokedAt.toISOString()}\n`);
+  }));
 keys
   .command('rename')
   .description('Set the label of a key (an empty name clears it).')
   .argument('<key>', 'key id or prefix')
   .argument('<name>', 'the new label')
-  .action(async (handle: string, name: string) => {
-    await withLedger('jobledger-keys', async (rt) => {
-      const result = await renameApiKey(rt.database.db, handle, name);
-      process.stdout.write(`key ${result.id} (${result.keyPrefix}) ${result.name ? `is now named "${result.name}"` : 'has no name now'}\n`);
-    });
-  });
+  .action(onLedger('jobledger-keys', async (rt, handle: string, name: string) => {
+    const result = await renameApiKey(rt.database.db, handle, name);
+    process.stdout.write(`key ${result.id} (${result.keyPrefix}) ${result.name ? `is now named "${result.name}"` : 'has no name now'}\n`);
+  }));
 
 const companies = program.command('companies').description('The employer directory.');
 companies
@@ -279,18 +272,16 @@ companies
   .description("Fetch each company's home page (https://<domain>/) through the guarded fetcher and publish the website where the company's own name appears on it.")
   .option('--limit <n>', 'at most this many companies, least recently checked first', positiveInteger, 100)
   .option('--max-age-days <days>', 're-check companies last checked longer ago than this', positiveInteger, 30)
-  .action(async (options: { limit: number; maxAgeDays: number }) => {
-    await withLedger('jobledger-websites', async (rt) => {
-      const fetcher = createFetcher(rt.config.fetch, rt.log);
-      try {
-        const checks = await verifyWebsites(rt.database.db, fetcher, { now: new Date(), limit: options.limit, maxAgeDays: options.maxAgeDays, log: rt.log });
-        for (const c of checks) process.stdout.write(`${c.slug.padEnd(40)} ${c.domain.padEnd(30)} ${c.outcome}${c.website ? ` ${c.website}` : ''}${c.error ? ` (${c.error})` : ''}\n`);
-        process.stdout.write(`${checks.length} checked, ${checks.filter((c) => c.outcome === 'verified').length} verified\n`);
-      } finally {
-        await fetcher.close();
-      }
-    });
-  });
+  .action(onLedger('jobledger-websites', async (rt, options: { limit: number; maxAgeDays: number }) => {
+    const fetcher = createFetcher(rt.config.fetch, rt.log);
+    try {
+      const checks = await verifyWebsites(rt.database.db, fetcher, { now: new Date(), limit: options.limit, maxAgeDays: options.maxAgeDays, log: rt.log });
+      for (const c of checks) process.stdout.write(`${c.slug.padEnd(40)} ${c.domain.padEnd(30)} ${c.outcome}${c.website ? ` ${c.website}` : ''}${c.error ? ` (${c.error})` : ''}\n`);
+      process.stdout.write(`${checks.length} checked, ${checks.filter((c) => c.outcome === 'verified').length} verified\n`);
+    } finally {
+      await fetcher.close();
+    }
+  }));
 
 const targets = program.command('targets').description('Manage the boards and feeds the service crawls.');
 const targetsAdd = targets
@@ -343,14 +334,12 @@ targetsAdd.action(async (options: { provider: ConnectorId; board?: string; url?:
 targets
   .command('list')
   .description('List crawl targets and how their last crawl went.')
-  .action(async () => {
-    await withLedger('jobledger-targets', async (rt) => {
-      for (const t of await listTargets(rt.database.db)) {
-        const last = t.last_success_at ? t.last_success_at.toISOString() : 'never';
-        process.stdout.write(`${t.id.padEnd(40)} ${t.enabled ? 'enabled ' : 'disabled'} last success ${last}${t.last_error ? `  last error: ${t.last_error}` : ''}\n`);
-      }
-    });
-  });
+  .action(onLedger('jobledger-targets', async (rt) => {
+    for (const t of await listTargets(rt.database.db)) {
+      const last = t.last_success_at ? t.last_success_at.toISOString() : 'never';
+      process.stdout.write(`${t.id.padEnd(40)} ${t.enabled ? 'enabled ' : 'disabled'} last success ${last}${t.last_error ? `  last error: ${t.last_error}` : ''}\n`);
+    }
+  }));
 
 targets
   .command('discover')
@@ -359,38 +348,36 @@ targets
   .option('--yes', 'add the boards found as crawl targets (default: print what would be added)')
   .option('--company <name>', "the employer's display name for the targets added")
   .addHelpText('after', '\nExamples:\n  jobledger targets discover https://www.example.com/careers\n  jobledger targets discover example.com --yes --company "Example Inc."\n')
-  .action(async (input: string, options: { yes?: boolean; company?: string }) => {
-    await withLedger('jobledger-targets', async (rt) => {
-      const fetcher = createFetcher(rt.config.fetch, rt.log);
+  .action(onLedger('jobledger-targets', async (rt, input: string, options: { yes?: boolean; company?: string }) => {
+    const fetcher = createFetcher(rt.config.fetch, rt.log);
+    try {
+      let found;
       try {
-        let found;
-        try {
-          found = await discoverBoards(fetcher, input);
-        } catch (err) {
-          process.stderr.write(`error: could not read ${input}: ${(err as Error).message}\n`);
-          process.exitCode = 1;
-          return;
-        }
-        if (found.boards.length === 0) {
-          process.stderr.write(`no ATS board and no JobPosting found on ${found.pageUrl}\n`);
-          process.exitCode = 1;
-          return;
-        }
-        const domain = bareDomain(new URL(found.pageUrl).hostname);
-        for (const b of found.boards) {
-          const supported = isConnectorId(b.provider);
-          if (options.yes && supported) {
-            const id = await upsertTarget(rt.database.db, { providerId: b.provider, board: b.board, companyName: options.company, companyDomain: domain });
-            process.stdout.write(`added ${id}  (from ${b.evidence})\n`);
-          } else {
-            process.stdout.write(`${supported ? 'would add' : 'found (no connector for this provider yet)'} ${b.provider}:${b.board}  (from ${b.evidence})\n`);
-          }
-        }
-      } finally {
-        await fetcher.close();
+        found = await discoverBoards(fetcher, input);
+      } catch (err) {
+        process.stderr.write(`error: could not read ${input}: ${(err as Error).message}\n`);
+        process.exitCode = 1;
+        return;
       }
-    });
-  });
+      if (found.boards.length === 0) {
+        process.stderr.write(`no ATS board and no JobPosting found on ${found.pageUrl}\n`);
+        process.exitCode = 1;
+        return;
+      }
+      const domain = bareDomain(new URL(found.pageUrl).hostname);
+      for (const b of found.boards) {
+        const supported = isConnectorId(b.provider);
+        if (options.yes && supported) {
+          const id = await upsertTarget(rt.database.db, { providerId: b.provider, board: b.board, companyName: options.company, companyDomain: domain });
+          process.stdout.write(`added ${id}  (from ${b.evidence})\n`);
+        } else {
+          process.stdout.write(`${supported ? 'would add' : 'found (no connector for this provider yet)'} ${b.provider}:${b.board}  (from ${b.evidence})\n`);
+        }
+      }
+    } finally {
+      await fetcher.close();
+    }
+  }));
 targets
   .command('import')
   .description('Add many crawl targets from a CSV file with the columns provider, board, company, domain; refused rows are reported, existing targets kept.')
@@ -432,39 +419,33 @@ optout
   .requiredOption('--verified-by <text>', 'who verified the request and how, e.g. "reply from hr@example.com, ticket 123"')
   .option('--verified-at <date>', 'when it was verified (YYYY-MM-DD or RFC 3339; default now)', futureDate)
   .option('--note <text>', 'anything else worth keeping')
-  .action(async (options: { domain?: string; company?: string; verifiedBy: string; verifiedAt?: Date; note?: string }) => {
-    await withLedger('jobledger-optout', async (rt) => {
-      const result = await addOptout(rt.database.db, {
-        domain: options.domain,
-        companySlug: options.company,
-        verifiedBy: options.verifiedBy,
-        verifiedAt: options.verifiedAt ?? new Date(),
-        note: options.note,
-      });
-      process.stdout.write(`opt-out ${result.id} recorded: ${result.hidden} rows hidden (${result.withdrawn} were served and are withdrawn)\n`);
+  .action(onLedger('jobledger-optout', async (rt, options: { domain?: string; company?: string; verifiedBy: string; verifiedAt?: Date; note?: string }) => {
+    const result = await addOptout(rt.database.db, {
+      domain: options.domain,
+      companySlug: options.company,
+      verifiedBy: options.verifiedBy,
+      verifiedAt: options.verifiedAt ?? new Date(),
+      note: options.note,
     });
-  });
+    process.stdout.write(`opt-out ${result.id} recorded: ${result.hidden} rows hidden (${result.withdrawn} were served and are withdrawn)\n`);
+  }));
 optout
   .command('list')
   .description('List opt-outs, active and revoked.')
-  .action(async () => {
-    await withLedger('jobledger-optout', async (rt) => {
-      for (const o of await listOptouts(rt.database.db)) {
-        const who = [o.domain, o.companySlug].filter(Boolean).join(' / ');
-        process.stdout.write(`${o.id.padStart(4)}  ${o.revokedAt ? `revoked ${o.revokedAt.toISOString()}` : 'active'}  ${who}  verified ${o.verifiedAt.toISOString()} by ${o.verifiedBy}${o.note ? `  (${o.note})` : ''}\n`);
-      }
-    });
-  });
+  .action(onLedger('jobledger-optout', async (rt) => {
+    for (const o of await listOptouts(rt.database.db)) {
+      const who = [o.domain, o.companySlug].filter(Boolean).join(' / ');
+      process.stdout.write(`${o.id.padStart(4)}  ${o.revokedAt ? `revoked ${o.revokedAt.toISOString()}` : 'active'}  ${who}  verified ${o.verifiedAt.toISOString()} by ${o.verifiedBy}${o.note ? `  (${o.note})` : ''}\n`);
+    }
+  }));
 optout
   .command('revoke')
   .description('Revoke an opt-out; the employer\'s boards are fetched in full on their next crawl and their rows judged again.')
   .argument('<id>', 'the opt-out id (see `jobledger optout list`)')
-  .action(async (id: string) => {
-    await withLedger('jobledger-optout', async (rt) => {
-      const { targetsReset } = await revokeOptout(rt.database.db, id);
-      process.stdout.write(`opt-out ${id} revoked; ${targetsReset} crawl targets will be fetched in full on their next crawl\n`);
-    });
-  });
+  .action(onLedger('jobledger-optout', async (rt, id: string) => {
+    const { targetsReset } = await revokeOptout(rt.database.db, id);
+    process.stdout.write(`opt-out ${id} revoked; ${targetsReset} crawl targets will be fetched in full on their next crawl\n`);
+  }));
 
 const submissionsCommand = program
   .command('submissions')

@@ -212,6 +212,12 @@ function onLedger<A extends unknown[]>(applicationName: string, work: (rt: Runti
 const keys = program
   .command('keys')
   .description('Create, list, rotate, revoke and rename API keys. Secrets are shown once and stored only as SHA-256. KEY is a key id or its prefix (jl_xxxxxxxx).');
+
+/** Declare `jobledger keys <name> <key>`: a subcommand on one key, named by its id or prefix. */
+function keyCommand(name: string, description: string): Command {
+  return keys.command(name).description(description).argument('<key>', 'key id or prefix');
+}
+
 keys
   .command('create')
   .description('Create a key and print its secret once.')
@@ -240,26 +246,17 @@ keys
       );
     }
   }));
-keys
-  .command('rotate')
-  .description('Give a key a new secret, printed once. The old secret stops working at once; id, prefix, plan, meters and usage history stay.')
-  .argument('<key>', 'key id or prefix')
+keyCommand('rotate', 'Give a key a new secret, printed once. The old secret stops working at once; id, prefix, plan, meters and usage history stay.')
   .action(onLedger('jobledger-keys', async (rt, handle: string) => {
     const key = await rotateApiKey(rt.database.db, handle);
     process.stdout.write(`key ${key.id} (${key.keyPrefix}) rotated\nsecret (shown once): ${key.secret}\n`);
   }));
-keys
-  .command('revoke')
-  .description('Revoke a key at once and for good; the row is kept for audit.')
-  .argument('<key>', 'key id or prefix')
+keyCommand('revoke', 'Revoke a key at once and for good; the row is kept for audit.')
   .action(onLedger('jobledger-keys', async (rt, handle: string) => {
     const result = await revokeApiKey(rt.database.db, handle);
     process.stdout.write(`key ${result.id} (${result.keyPrefix}) ${result.already ? 'was already revoked at' : 'revoked at'} ${result.revokedAt.toISOString()}\n`);
   }));
-keys
-  .command('rename')
-  .description('Set the label of a key (an empty name clears it).')
-  .argument('<key>', 'key id or prefix')
+keyCommand('rename', 'Set the label of a key (an empty name clears it).')
   .argument('<name>', 'the new label')
   .action(onLedger('jobledger-keys', async (rt, handle: string, name: string) => {
     const result = await renameApiKey(rt.database.db, handle, name);

@@ -165,17 +165,103 @@ function amount(body: Record<string, unknown>, name: string): number | null {
   return value;
 }
 
-/** The stated salary: all of min, currency and period, or nothing; max optional and at least min. */
-function salary(body: Record<string, unknown>): Pick<SubmissionContent, 'salary_min' | 'salary_max' | 'salary_currency' | 'salary_period'> {
-  const min = amount(body, 'salary_min');
-  const max = amount(body, 'salary_max');
-  const currencyText = lineField(body, 'salary_currency', 10).toUpperCase();
-  const period = choice(body, 'salary_period', SALARY_PERIODS, false);
-  if (min === null && max === null) return { salary_min: null, salary_max: null, salary_currency: null, salary_period: null };
-  if (min === null) throw new ApiError('bad_input', '"salary_min" is required when a salary is stated (give the same amount twice for a single figure).', { field: 'salary_min' });
-  if (max !== null && max < min) throw new ApiError('bad_input', '"salary_max" must not be less than "salary_min".', { field: 'salary_max' });
-  if (!currencyText || !isFxCurrency(currencyText)) throw new ApiError('bad_input', '"salary_currency" is required with a salary: an ISO 4217 code such as EUR, USD or GBP.', { field: 'salary_currency' });
-  if (!period) throw new ApiError('bad_input', `"salary_period" is required with a salary: one of ${SALARY_PERIODS.join(', ')}.`, { field: 'salary_period' });
+/**
+ * The fields of the submission form by `name`, in the order the form shows them (views/submit.eta:
+ * the vacancy, its salary, then the company domain and the address); {@link FieldsRefused.fieldErrors}
+ * come in this order.
+ */
+export const SUBMISSION_FIELDS = [
+  'title',
+  'company',
+  'location',
+  'employment_type',
+  'remote',
+  'description',
+  'apply_url',
+  'salary_min',
+  'salary_max',
+  'salary_currency',
+  'salary_period',
+  'company_domain',
+  'email',
+] as const;
+
+function formPosition(error: ApiError): number {
+  const at = (SUBMISSION_FIELDS as readonly (string | undefined)[]).indexOf(error.field);
+  return at < 0 ? SUBMISSION_FIELDS.length : at;
+}
+
+/**
+ * A refused submission or edit: to an API caller it is the first field error the checks found, the
+ * same code, status and message (the JSON body is that error's alone, as when the checks stopped at
+ * it); a form page shows {@link fieldErrors}, every refused field's error (that one included), one per
+ * field, in the form's order ({@link SUBMISSION_FIELDS}). `fieldErrors` is never part of the body.
+ */
+export class FieldsRefused extends ApiError {
+  readonly fieldErrors: readonly ApiError[];
+
+  /** @param found the field errors in the order they were found; at least one. */
+  constructor(found: readonly [ApiError, ...ApiError[]]) {
+    const [first] = found;
+    super(first.code, first.message, { field: first.field, headers: { ...first.headers }, extra: { ...first.extra } });
+    this.fieldErrors = [...found].sort((a, b) => formPosition(a) - formPosition(b));
+  }
+}
+
+/**
+ * The field errors of one form, at most one per field, in the order found. The checks run in the order
+ * they always ran when the first refusal stopped them, so the first error found is the one the API
+ * has always answered; a check that needs another field (the apply URL and the address on the company
+ * domain, the salary range) runs only when that field is valid.
+ */
+class FieldErrors {
+  readonly found: ApiError[] = [];
+
+  /** What `check` returns, or undefined when it refused its field (the error is kept). */
+  check<T>(check: () => T): T | undefined {
+    try {
+      return check();
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.field === undefined) throw error;
+      this.add(error);
+      return undefined;
+    }
+  }
+
+  /** Keep `error`, unless its field has one already. */
+  add(error: ApiError): void {
+    if (!this.found.some((e) => e.field === error.field)) this.found.push(error);
+  }
+
+  /** Throw {@link FieldsRefused} when any field was refused. */
+  throwIfAny(): void {
+    const [first, ...rest] = this.found;
+    if (first) throw new FieldsRefused([first, ...rest]);
+  }
+}
+
+type Salary = Pick<SubmissionContent, 'salary_min' | 'salary_max' | 'salary_currency' | 'salary_period'>;
+
+/**
+ * The stated salary: all of min, currency and period, or nothing; max optional and at least min. A
+ * malformed amount counts as a stated salary (so the missing currency or period is named too).
+ * @returns undefined when one of the four fields was refused (its error is in `errors`).
+ */
+function salary(body: Record<string, unknown>, errors: FieldErrors): Salary | undefined {
+  const before = errors.found.length;
+  // undefined: refused; null: absent.
+  const min = errors.check(() => amount(body, 'salary_min'));
+  const max = errors.check(() => amount(body, 'salary_max'));
+  const currencyText = errors.check(() => lineField(body, 'salary_currency', 10).toUpperCase());
+  const period = errors.check(() => choice(body, 'salary_period', SALARY_PERIODS, false));
+  if (min === null && max === null) return errors.found.length > before ? undefined : { salary_min: null, salary_max: null, salary_currency: null, salary_period: null };
+  if (min === null) errors.add(new ApiError('bad_input', '"salary_min" is required when a salary is stated (give the same amount twice for a single figure).', { field: 'salary_min' }));
+  if (typeof min === 'number' && typeof max === 'number' && max < min) errors.add(new ApiError('bad_input', '"salary_max" must not be less than "salary_min".', { field: 'salary_max' }));
+  if (currencyText !== undefined && (!currencyText || !isFxCurrency(currencyText))) {
+    errors.add(new ApiError('bad_input', '"salary_currency" is required with a salary: an ISO 4217 code such as EUR, USD or GBP.', { field: 'salary_currency' }));
+  }
+  if (period === null) errors.add(new ApiError('bad_input', `"salary_period" is required with a salary: one of ${SALARY_PERIODS.join(', ')}.`, { field: 'salary_period' }));
+  if (errors.found.length > before || typeof min !== 'number' || max === undefined || !currencyText || !period) return undefined;
   return { salary_min: min, salary_max: max, salary_currency: currencyText, salary_period: period };
 }
 
@@ -204,15 +290,18 @@ function hostWithin(host: string, domain: string): boolean {
 /**
  * The apply URL: an absolute http(s) URL without credentials, on the company's domain (or a subdomain)
  * or on a known ATS host (the hosts every connector declares), as the quality gate accepts for a
- * company's own careers page. @throws ApiError bad_apply_url.
+ * company's own careers page. Without a company domain (undefined: that field was refused) only the
+ * form of the address is checked, and its messages' example is on example.com.
+ * @throws ApiError bad_apply_url.
  */
-export function checkApplyUrl(input: string, companyDomain: string): string {
-  const example = `e.g. https://${companyDomain}/careers/apply or your board on a known applicant-tracking system`;
+export function checkApplyUrl(input: string, companyDomain: string | undefined): string {
+  const example = `e.g. https://${companyDomain ?? 'example.com'}/careers/apply or your board on a known applicant-tracking system`;
   if (!input || !URL.canParse(input)) throw new ApiError('bad_apply_url', `"apply_url" must be the full address of your application page, ${example}.`, { field: 'apply_url' });
   const url = new URL(input);
   if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password || url.port) {
     throw new ApiError('bad_apply_url', `"apply_url" must be an http or https address without user name, password or port, ${example}.`, { field: 'apply_url' });
   }
+  if (companyDomain === undefined) return url.href;
   const host = url.hostname.toLowerCase().replace(/\.$/, '');
   const ats = applyHosts('career_site').anyAts;
   if (!hostWithin(host, companyDomain) && !ats.some((d) => hostWithin(host, d))) {
@@ -221,38 +310,58 @@ export function checkApplyUrl(input: string, companyDomain: string): string {
   return url.href;
 }
 
-/**
- * Check the vacancy fields of a submission or an edit (form or JSON body).
- * @throws ApiError bad_input (a missing, too long or malformed field, named in the message) or
- *         bad_apply_url.
- */
-export function parseContent(body: Record<string, unknown>, companyDomain: string): SubmissionContent {
-  const title = requiredLine(body, 'title', SUBMISSION_LIMITS.title, 'Backend Engineer');
-  const company = requiredLine(body, 'company', SUBMISSION_LIMITS.company, 'Example Ltd');
-  const location = requiredLine(body, 'location', SUBMISSION_LIMITS.location, 'Berlin, Germany or Remote (EU)');
-  const employmentType: EmploymentType | null = choice(body, 'employment_type', EMPLOYMENT_TYPES, true);
-  const remote: Remote | null = choice(body, 'remote', REMOTE_VALUES, false);
+function descriptionOf(body: Record<string, unknown>): string {
   const description = (rawText(body, 'description', SUBMISSION_LIMITS.description) ?? '').replace(/\r\n?/g, '\n').replace(CONTROL, '').trim();
   if (description.length < 20) throw new ApiError('bad_input', '"description" is required: describe the job in at least 20 characters.', { field: 'description' });
-  const applyUrl = checkApplyUrl(lineField(body, 'apply_url', SUBMISSION_LIMITS.applyUrl), companyDomain);
-  return { company_name: company, title, location, employment_type: employmentType!, remote, description, apply_url: applyUrl, ...salary(body) };
+  return description;
+}
+
+/** Check the vacancy fields into `errors`; the content when none of them was refused. */
+function checkContent(body: Record<string, unknown>, companyDomain: string | undefined, errors: FieldErrors): SubmissionContent | undefined {
+  const title = errors.check(() => requiredLine(body, 'title', SUBMISSION_LIMITS.title, 'Backend Engineer'));
+  const company = errors.check(() => requiredLine(body, 'company', SUBMISSION_LIMITS.company, 'Example Ltd'));
+  const location = errors.check(() => requiredLine(body, 'location', SUBMISSION_LIMITS.location, 'Berlin, Germany or Remote (EU)'));
+  const employmentType: EmploymentType | null | undefined = errors.check(() => choice(body, 'employment_type', EMPLOYMENT_TYPES, true));
+  const remote: Remote | null | undefined = errors.check(() => choice(body, 'remote', REMOTE_VALUES, false));
+  const description = errors.check(() => descriptionOf(body));
+  const applyUrl = errors.check(() => checkApplyUrl(lineField(body, 'apply_url', SUBMISSION_LIMITS.applyUrl), companyDomain));
+  const pay = salary(body, errors);
+  if (title === undefined || company === undefined || location === undefined || !employmentType || remote === undefined) return undefined;
+  if (description === undefined || applyUrl === undefined || pay === undefined) return undefined;
+  return { company_name: company, title, location, employment_type: employmentType, remote, description, apply_url: applyUrl, ...pay };
+}
+
+/**
+ * Check the vacancy fields of a submission or an edit (form or JSON body).
+ * @throws FieldsRefused (an ApiError: bad_input, a missing, too long or malformed field, named in the
+ *         message, or bad_apply_url), listing every refused field.
+ */
+export function parseContent(body: Record<string, unknown>, companyDomain: string): SubmissionContent {
+  const errors = new FieldErrors();
+  const content = checkContent(body, companyDomain, errors);
+  errors.throwIfAny();
+  return content!;
 }
 
 /**
  * Check a new submission: the vacancy, the company's domain and an address at it (the domain or a
  * subdomain). Nothing is stored by a refused submission.
  * @param employerDomains company domains accepted although public e-mail providers (see {@link SubmissionDeskDeps.employerDomains}).
- * @throws ApiError bad_input, bad_domain, bad_email, email_not_at_domain or bad_apply_url.
+ * @throws FieldsRefused (an ApiError: bad_input, bad_domain, bad_email, email_not_at_domain or
+ *         bad_apply_url: the company domain's error when it has one, as the other checks need it),
+ *         listing every refused field.
  */
 export function parseSubmission(body: Record<string, unknown>, employerDomains: ReadonlySet<string> = new Set()): ParsedSubmission {
-  const companyDomain = companyDomainOf(body, employerDomains);
-  const content = parseContent(body, companyDomain);
+  const errors = new FieldErrors();
+  const companyDomain = errors.check(() => companyDomainOf(body, employerDomains));
+  const content = checkContent(body, companyDomain, errors);
   const email = normalizeEmail(body.email);
-  if (!email) throw new ApiError('bad_email', '"email" must be your e-mail address at the company, such as hr@example.com.', { field: 'email' });
-  if (!hostWithin(emailDomain(email), companyDomain)) {
-    throw new ApiError('email_not_at_domain', `The verification goes to an address at ${companyDomain}; ${email} is not one.`, { field: 'email' });
+  if (!email) errors.add(new ApiError('bad_email', '"email" must be your e-mail address at the company, such as hr@example.com.', { field: 'email' }));
+  else if (companyDomain !== undefined && !hostWithin(emailDomain(email), companyDomain)) {
+    errors.add(new ApiError('email_not_at_domain', `The verification goes to an address at ${companyDomain}; ${email} is not one.`, { field: 'email' }));
   }
-  return { content, email, companyDomain };
+  errors.throwIfAny();
+  return { content: content!, email: email!, companyDomain: companyDomain! };
 }
 
 // ---------------------------------------------------------------------------------------------

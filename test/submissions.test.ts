@@ -75,6 +75,45 @@ async function publish(body: Record<string, string>): Promise<{ jobId: string; s
   return { jobId: answer.job_id, submissionId: answer.submission_id, manage };
 }
 
+/** The text of served HTML: the entities Eta escapes, unescaped. */
+function unescapeHtml(html: string): string {
+  return html.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+}
+
+/** The opening tag of the form control with id `id` in `html` (input, select or textarea). */
+function controlTag(html: string, id: string): string {
+  const tag = html.match(new RegExp(`<(?:input|select|textarea)\\b[^>]*\\bid="${id}"[^>]*>`))?.[0];
+  if (!tag) throw new Error(`no control #${id} in the page`);
+  return tag;
+}
+
+/** What a refused form page shows: the summary's links (href, text) and each field's own message by control id. */
+function refusedPage(html: string): { title: string | undefined; summary: { href: string; text: string }[]; messages: Map<string, string> } {
+  const box = html.match(/<div class="error-summary"[\s\S]*?<\/div>/)?.[0] ?? '';
+  const summary = [...box.matchAll(/<li><a href="([^"]+)">([^<]*)<\/a><\/li>/g)].map((m) => ({ href: m[1]!, text: unescapeHtml(m[2]!) }));
+  const messages = new Map([...html.matchAll(/<p class="field-error" id="([^"]+)-error"><span class="visually-hidden">Error: <\/span>([^<]*)<\/p>/g)].map((m) => [m[1]!, unescapeHtml(m[2]!)]));
+  return { title: html.match(/<title>([^<]*)<\/title>/)?.[1], summary, messages };
+}
+
+/**
+ * Every refused field is shown at once: the summary lists `expected` (control id, message) in form
+ * order, each a link to its field, and has the focus (`autofocus`, nothing else has); each of those
+ * fields is marked (aria-invalid, aria-describedby to its own message, shown next to it) and no other is.
+ */
+function expectEveryFieldMarked(html: string, expected: [id: string, message: string][]): void {
+  const page = refusedPage(html);
+  expect(page.summary).toEqual(expected.map(([id, message]) => ({ href: `#${id}`, text: message })));
+  expect([...page.messages]).toEqual(expected);
+  for (const [id] of expected) {
+    const tag = controlTag(html, id);
+    expect(tag).toContain(' aria-invalid="true"');
+    expect(tag).toContain(` aria-describedby="${id}-error"`);
+  }
+  expect(html.match(/aria-invalid=/g)).toHaveLength(expected.length);
+  expect(html.match(/\sautofocus[\s>]/g)).toHaveLength(1);
+  expect(html).toMatch(/<div class="error-summary"[^>]* tabindex="-1" autofocus>/);
+}
+
 async function publicJob(id: string): Promise<{ status: number; body: Record<string, unknown> }> {
   const res = await fetch(`${ctx.base}/public/jobs/${id}`);
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
@@ -272,6 +311,78 @@ describe('refusals store nothing', () => {
     expect(html).not.toContain('<script>alert(1)');
     expect(await counts()).toEqual(before);
   });
+
+  /** Several fields wrong at once: empty title, company and location, a malformed apply URL and salary, no company domain. */
+  const severalWrong = (d: string) => vacancy(d, { title: '', company: '', location: '', apply_url: 'not a url', salary_min: 'lots', company_domain: '' });
+
+  it('gives a browser every refused field at once: a summary linking to each, each field marked with its own message', async () => {
+    const before = await counts();
+    const client = new SiteClient(ctx.base);
+    await client.request('GET', '/submit');
+    const res = await client.request('POST', '/public/submissions', { form: { ...severalWrong('refused.test'), _csrf: await client.csrf(), altcha: await client.altcha() } });
+    expect(res.status).toBe(422);
+    const html = await res.text();
+    expect(refusedPage(html).title).toBe('Error: Post a vacancy · jobledger');
+    expect(html).toContain('<h2 id="submit-error-title">The vacancy was not sent</h2>');
+    expectEveryFieldMarked(html, [
+      ['s-title', '“Job title” is required, e.g. Backend Engineer.'],
+      ['s-company', '“Company name” is required, e.g. Example Ltd.'],
+      ['s-location', '“Location” is required, e.g. Berlin, Germany or Remote (EU).'],
+      ['s-apply', '“Apply URL” must be the full address of your application page, e.g. https://example.com/careers/apply or your board on a known applicant-tracking system.'],
+      ['s-salary-min', '“Salary from” must be a positive amount such as 65000 or 32.50.'],
+      ['s-domain', '“Company domain” must be the employer\'s domain name, e.g. example.com.'],
+    ]);
+    // What was typed is kept.
+    expect(controlTag(html, 's-apply')).toContain('value="not a url"');
+    expect(controlTag(html, 's-salary-min')).toContain('value="lots"');
+    expect(controlTag(html, 's-email')).toContain('value="hr@refused.test"');
+    expect(html).toContain('You build the services our robots talk to.');
+    expect(await counts()).toEqual(before);
+  });
+
+  it('checks the apply URL and the address against the company domain only once the domain is valid', async () => {
+    const client = new SiteClient(ctx.base);
+    await client.request('GET', '/submit');
+    const res = await client.request('POST', '/public/submissions', {
+      form: { ...vacancy('refused.test', { apply_url: 'https://elsewhere.test/apply', email: 'me@other.test', salary_min: '90000', salary_max: '10', salary_currency: '', salary_period: '' }), _csrf: await client.csrf(), altcha: await client.altcha() },
+    });
+    expect(res.status).toBe(422);
+    expectEveryFieldMarked(await res.text(), [
+      ['s-apply', '“Apply URL” must be on refused.test or a known applicant-tracking system (such as Ashby, Greenhouse or Lever); elsewhere.test is neither.'],
+      ['s-salary-max', '“Salary to” must not be less than “Salary from”.'],
+      ['s-currency', '“Currency” is required with a salary: an ISO 4217 code such as EUR, USD or GBP.'],
+      ['s-period', '“Per” is required with a salary: one of annual, monthly, weekly, daily, hourly.'],
+      ['s-email', 'The verification goes to an address at refused.test; me@other.test is not one.'],
+    ]);
+  });
+
+  it('answers an API caller with the first refused field only, the body unchanged', async () => {
+    const before = await counts();
+    const client = new SiteClient(ctx.base);
+    // The company domain is checked first (the apply URL and the address are checked against it).
+    const noDomain = await post(client, '/public/submissions', { ...severalWrong('refused.test'), altcha: await client.altcha() });
+    expect(noDomain.status).toBe(422);
+    expect(noDomain.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    // Byte for byte the answer of the checks that stopped at the first refusal (recorded before they collected every field's).
+    expect(await noDomain.text()).toBe(JSON.stringify({
+      error: 'bad_domain',
+      message: '"company_domain" must be the employer\'s domain name, e.g. example.com.',
+      docs: 'https://docs.example.test/errors#bad_domain',
+      type: 'https://docs.example.test/errors#bad_domain',
+      title: 'Unprocessable Entity',
+      status: 422,
+    }));
+    const withDomain = await post(client, '/public/submissions', { ...severalWrong('refused.test'), company_domain: 'refused.test', email: 'x@other.test', altcha: await client.altcha() });
+    expect(await withDomain.text()).toBe(JSON.stringify({
+      error: 'bad_input',
+      message: '"title" is required, e.g. Backend Engineer.',
+      docs: 'https://docs.example.test/errors#bad_input',
+      type: 'https://docs.example.test/errors#bad_input',
+      title: 'Unprocessable Entity',
+      status: 422,
+    }));
+    expect(await counts()).toEqual(before);
+  });
 });
 
 describe('limits and enumeration', () => {
@@ -315,6 +426,39 @@ describe('the submitter\'s edit-or-close link', () => {
     const verifiedAfter = (await ctx.t.db.selectFrom('jobs').select('last_verified_at').where('id', '=', jobId).executeTakeFirstOrThrow()).last_verified_at;
     expect(verifiedAfter.getTime()).toBeGreaterThanOrEqual(verifiedBefore.getTime());
     expect(await events(jobId)).toEqual(['created', 'updated']);
+  });
+
+  it('shows every refused field of an edit at once, and answers an API caller the first only; nothing changes', async () => {
+    const { jobId, manage } = await publish(vacancy('editing-many.test'));
+    const wrong = { title: '', company: '', location: '', apply_url: 'not a url', salary_min: 'lots' };
+    const client = new SiteClient(ctx.base);
+    await client.request('GET', `/submit/manage?token=${manage}`);
+    const page = await client.request('POST', '/public/submissions/manage', { form: { ...vacancy('editing-many.test', wrong), token: manage, action: 'update', _csrf: await client.csrf() } });
+    expect(page.status).toBe(422);
+    const html = await page.text();
+    expect(refusedPage(html).title).toBe('Error: Your vacancy · jobledger');
+    expect(html).toContain('<h2 id="submit-error-title">The changes were not saved</h2>');
+    expectEveryFieldMarked(html, [
+      ['s-title', '“Job title” is required, e.g. Backend Engineer.'],
+      ['s-company', '“Company name” is required, e.g. Example Ltd.'],
+      ['s-location', '“Location” is required, e.g. Berlin, Germany or Remote (EU).'],
+      ['s-apply', '“Apply URL” must be the full address of your application page, e.g. https://editing-many.test/careers/apply or your board on a known applicant-tracking system.'],
+      ['s-salary-min', '“Salary from” must be a positive amount such as 65000 or 32.50.'],
+    ]);
+    expect(controlTag(html, 's-apply')).toContain('value="not a url"');
+
+    const api = await post(client, '/public/submissions/manage', { token: manage, action: 'update', ...vacancy('editing-many.test', wrong) });
+    expect(api.status).toBe(422);
+    expect(await api.text()).toBe(JSON.stringify({
+      error: 'bad_input',
+      message: '"title" is required, e.g. Backend Engineer.',
+      docs: 'https://docs.example.test/errors#bad_input',
+      type: 'https://docs.example.test/errors#bad_input',
+      title: 'Unprocessable Entity',
+      status: 422,
+    }));
+    expect(((await publicJob(jobId)).body.data as { title: string }).title).toBe('Senior Backend Engineer');
+    expect(await events(jobId)).toEqual(['created']);
   });
 
   it('closes the vacancy as expired_upstream with a delisted event; the link then refuses edits', async () => {

@@ -91,25 +91,43 @@ const FORM_FIELDS: Readonly<Record<string, { id: string; label: string }>> = {
 /** What both form pages render their controls from: the vocabularies offered and the fields' ids and labels. */
 const choices = { employmentTypes: EMPLOYMENT_TYPES, remoteValues: REMOTE_VALUES, salaryPeriods: SALARY_PERIODS, fields: FORM_FIELDS };
 
+/** A refused form's error as the desk throws it: the first field's, and every refused field's in form order. */
+type RefusedFields = ApiError & { readonly fieldErrors?: readonly ApiError[] };
+
+/** One refused field as a form page shows it. */
+interface ShownFieldError {
+  /** The field's `name`, or undefined for an error about no field of the form. */
+  name: string | undefined;
+  /** The control's id (the summary links to `#id`; its own message is `id-error`). */
+  id: string | undefined;
+  message: string;
+}
+
 /**
- * What a form page shows of a refused submission or edit: the message in an error summary (`heading`)
- * linking to the field it is about, and that field marked (`aria-invalid`, `aria-describedby` to its
- * own copy of the message, `autofocus`: all without scripts). The message names fields by their labels
- * (“Apply URL”), as the page does, where the JSON answer names them by their keys ("apply_url").
- * Nothing when there is no error.
+ * What a form page shows of a refused submission or edit (the GOV.UK error summary pattern, all
+ * without scripts): an error summary at the top (`heading`; views/error-summary.eta gives it the
+ * focus, so a narrow screen opens on it rather than scrolled past it to a field) listing every refused
+ * field's message as a link to that field (`errors`, in form order), and each refused field marked:
+ * `invalidAttrs[name]` (`aria-invalid`, `aria-describedby` to its own copy of the message,
+ * `fieldErrors[name]`, shown under its label). The messages name fields by their labels (“Apply URL”),
+ * as the page does, where the JSON answer names them by their keys ("apply_url"). Empty maps when there
+ * is no error.
  */
-function errorView(error: ApiError | undefined, heading: string): Record<string, string | undefined> {
-  if (!error) return {};
-  const field = error.field !== undefined ? FORM_FIELDS[error.field] : undefined;
-  const message = Object.entries(FORM_FIELDS).reduce((text, [name, { label }]) => text.replaceAll(`"${name}"`, `“${label}”`), error.message);
-  return {
-    error: message,
-    errorHeading: heading,
-    errorField: field ? error.field : undefined,
-    errorFieldId: field?.id,
-    errorFieldLabel: field?.label,
-    invalidAttrs: field ? ` aria-invalid="true" aria-describedby="${field.id}-error" autofocus` : undefined,
-  };
+function errorView(error: ApiError | undefined, heading: string): { errors?: ShownFieldError[]; errorHeading?: string; fieldErrors: Record<string, string>; invalidAttrs: Record<string, string> } {
+  const fieldErrors: Record<string, string> = {};
+  const invalidAttrs: Record<string, string> = {};
+  if (!error) return { fieldErrors, invalidAttrs };
+  const errors = ((error as RefusedFields).fieldErrors ?? [error]).map((e): ShownFieldError => {
+    const field = e.field !== undefined ? FORM_FIELDS[e.field] : undefined;
+    const message = Object.entries(FORM_FIELDS).reduce((text, [name, { label }]) => text.replaceAll(`"${name}"`, `“${label}”`), e.message);
+    return { name: field ? e.field : undefined, id: field?.id, message };
+  });
+  for (const { name, id, message } of errors) {
+    if (name === undefined || id === undefined || name in fieldErrors) continue;
+    fieldErrors[name] = message;
+    invalidAttrs[name] = ` aria-invalid="true" aria-describedby="${id}-error"`;
+  }
+  return { errors, errorHeading: heading, fieldErrors, invalidAttrs };
 }
 
 function outcomeText(outcome: SubmissionOutcome, done: string): string {
@@ -132,7 +150,7 @@ export function submissionRoutes(ctx: SiteContext, desk: SubmissionService) {
         reply,
         'submit-manage',
         {
-          title: 'Your vacancy',
+          title: error ? 'Error: Your vacancy' : 'Your vacancy',
           token,
           view,
           open: view.status === 'open',

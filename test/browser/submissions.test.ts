@@ -5,8 +5,9 @@
  * the e-mailed link, publishes, and the vacancy is served on /public/jobs with provider class `direct`;
  * the edit-or-close link from the second e-mail closes it. A bad apply URL gives the form back with
  * the message and the typed values, and marks the refused field: `aria-invalid`, `aria-describedby`
- * to its own copy of the message, focused (`autofocus`), drawn in the error colour, linked from an
- * error summary; the edit form does the same with JavaScript off. Screenshots of each page (1280 and
+ * to its own copy of the message, drawn in the error colour, linked from an error summary that has
+ * the focus (`autofocus`); the edit form does the same with JavaScript off. A form with several wrong
+ * fields shows them all at once: one summary link and one marked field each. Screenshots of each page (1280 and
  * 390 px wide) go to `$SCREENSHOT_DIR` when it is set.
  *
  * Without /usr/bin/chromium the file skips with a message, except in CI (CI=true), where it fails.
@@ -21,6 +22,9 @@ import { linkIn, useSite } from '../helpers/site.ts';
 const haveChromium = chromiumFor('test/browser/submissions.test.ts');
 
 const SHOTS = process.env.SCREENSHOT_DIR;
+
+/** The focused element, as text the page evaluates: its id, or its class when it has none. */
+const ACTIVE = 'document.activeElement ? document.activeElement.id || document.activeElement.className : ""';
 
 describe.skipIf(!haveChromium)('direct submissions in a real browser', () => {
   const ctx = useSite({ submissions: true });
@@ -41,8 +45,8 @@ describe.skipIf(!haveChromium)('direct submissions in a real browser', () => {
 
   /**
    * The refused field `id` is marked as the only invalid one: `aria-invalid`, described by its own
-   * copy of the message, focused, bordered in the error colour (var(--danger)) unlike a valid field,
-   * and the error summary links to it.
+   * copy of the message, bordered in the error colour (var(--danger)) unlike a valid field, and the
+   * error summary, which has the focus, links to it.
    */
   async function expectMarked(on: Page, id: string, message: RegExp): Promise<void> {
     const field = on.locator(`#${id}`);
@@ -51,7 +55,7 @@ describe.skipIf(!haveChromium)('direct submissions in a real browser', () => {
     expect(await on.locator(`#${id}-error`).textContent()).toMatch(message);
     expect(await on.locator('[aria-invalid]').count()).toBe(1);
     // The page has no DOM types here (Node's lib): the browser-side code is given as text.
-    await expect.poll(() => on.evaluate<string>('document.activeElement ? document.activeElement.id : ""')).toBe(id);
+    await expect.poll(() => on.evaluate<string>(ACTIVE)).toBe('error-summary');
     const border = (selector: string) => on.evaluate<string>(`getComputedStyle(document.querySelector(${JSON.stringify(selector)})).borderTopColor`);
     expect(await border(`#${id}`)).toBe('rgb(180, 35, 24)');
     expect(await border('#s-title')).not.toBe('rgb(180, 35, 24)');
@@ -74,6 +78,63 @@ describe.skipIf(!haveChromium)('direct submissions in a real browser', () => {
     await ui.page.getByLabel('Your e-mail address at that domain').fill('jobs@northwind-logistics.test');
   }
 
+  it('shows every refused field at once: the summary links to each, each field is marked and keeps what was typed', async () => {
+    await ui.page.goto(`${ctx.base}/submit`);
+    // A one-letter title is accepted (a title has no least length); company, location and company domain stay empty.
+    await ui.page.getByLabel('Job title').fill('x');
+    await ui.page.getByLabel('Employment type').selectOption('Full-time');
+    await ui.page.getByLabel('Description').fill('Lead a team of twelve in our Rotterdam warehouse.');
+    await ui.page.getByLabel('Apply URL').fill('not a url');
+    await ui.page.getByLabel('From').fill('lots');
+    await ui.page.getByLabel('Currency').fill('EUR');
+    await ui.page.getByLabel('Per').selectOption('annual');
+    await ui.page.getByLabel('Your e-mail address at that domain').fill('jobs@northwind-logistics.test');
+    // The browser's own checks would stop at the first empty required field: the server's are under test.
+    await ui.page.evaluate('document.querySelector(\'form[action="/public/submissions"]\').noValidate = true');
+    await passHumanCheck(ui.page);
+    await ui.page.getByRole('button', { name: 'Send the verification link' }).click();
+    await expect.poll(() => ui.page.title()).toBe('Error: Post a vacancy · jobledger');
+
+    const expected: [id: string, message: RegExp][] = [
+      ['s-company', /^“Company name” is required, e\.g\. Example Ltd\.$/],
+      ['s-location', /^“Location” is required/],
+      ['s-apply', /^“Apply URL” must be the full address of your application page/],
+      ['s-salary-min', /^“Salary from” must be a positive amount/],
+      ['s-domain', /^“Company domain” must be the employer's domain name/],
+    ];
+    const links = ui.page.locator('.error-summary li a');
+    expect(await ui.page.evaluate<string[]>('[...document.querySelectorAll(".error-summary li a")].map((a) => a.getAttribute("href"))')).toEqual(expected.map(([id]) => `#${id}`));
+    const texts = await links.allTextContents();
+    expect(texts).toHaveLength(expected.length);
+    expected.forEach(([, message], i) => expect(texts[i]).toMatch(message));
+    expect(await ui.page.locator('[aria-invalid]').count()).toBe(expected.length);
+    for (const [i, [id]] of expected.entries()) {
+      const field = ui.page.locator(`#${id}`);
+      expect(await field.getAttribute('aria-invalid')).toBe('true');
+      expect(await field.getAttribute('aria-describedby')).toBe(`${id}-error`);
+      // Its own message, next to it, the same words as the summary's link (read out as "Error: ...").
+      const own = ui.page.locator(`#${id}-error`);
+      expect(await own.isVisible()).toBe(true);
+      expect(await own.textContent()).toBe(`Error: ${texts[i]}`);
+      expect(await ui.page.evaluate<string>(`getComputedStyle(document.getElementById(${JSON.stringify(id)})).borderTopColor`)).toBe('rgb(180, 35, 24)');
+    }
+    // The page opens on the summary (focused, at the top), whatever the screen's height.
+    await expect.poll(() => ui.page.evaluate<string>(ACTIVE)).toBe('error-summary');
+    expect(await ui.page.evaluate<number>('window.scrollY')).toBe(0);
+    // What was typed is kept.
+    expect(await ui.page.getByLabel('Job title').inputValue()).toBe('x');
+    expect(await ui.page.getByLabel('Apply URL').inputValue()).toBe('not a url');
+    expect(await ui.page.getByLabel('From').inputValue()).toBe('lots');
+    expect(await ui.page.getByLabel('Your e-mail address at that domain').inputValue()).toBe('jobs@northwind-logistics.test');
+    await shoot('submit-errors');
+
+    // A summary link moves the focus to its field and brings it into view, its label and message above it too.
+    await ui.page.locator('.error-summary a[href="#s-domain"]').click();
+    await expect.poll(() => ui.page.evaluate<string>(ACTIVE)).toBe('s-domain');
+    expect((await ui.page.locator('#s-domain').boundingBox())!.y).toBeLessThan(900);
+    expect((await ui.page.locator('label[for="s-domain"]').boundingBox())!.y).toBeGreaterThanOrEqual(0);
+  });
+
   it('submits the form, follows the e-mailed link and serves the vacancy as direct; closes it from the edit link', async () => {
     await ui.page.goto(`${ctx.base}/submit`);
     await shoot('submit-form');
@@ -86,7 +147,7 @@ describe.skipIf(!haveChromium)('direct submissions in a real browser', () => {
     expect(await ui.page.getByLabel('Job title').inputValue()).toBe('Warehouse Team Lead');
     await expectMarked(ui.page, 's-apply', /must be on northwind-logistics\.test/);
     // The page names the field by its label, as the form does (the JSON answer keeps the key).
-    expect(await ui.page.locator('#submit-error').textContent()).toMatch(/^“Apply URL” must be on/);
+    expect(await ui.page.locator('#submit-error li').allTextContents()).toEqual([expect.stringMatching(/^“Apply URL” must be on/)]);
     // The summary links to the field: from the bottom of the page, the link brings it into view.
     await ui.page.evaluate('window.scrollTo(0, document.body.scrollHeight)');
     await ui.page.locator('.error-summary a[href="#s-apply"]').click();

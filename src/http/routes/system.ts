@@ -154,49 +154,52 @@ export function systemRoutes(ctx: AppContext, contractVersion: string) {
       },
     );
 
+    // The document in its two formats: the same route on each surface, with its own media type and rendering.
+    const formats = [
+      {
+        extension: 'json',
+        operation: 'OpenApiJson',
+        summary: 'This OpenAPI 3.1 document as JSON (keyless)',
+        description: 'The machine contract of this API (OpenAPI 3.1, info.version a date), as JSON. Keyless on both surfaces, cached for an hour, with an ETag.',
+        mediaType: 'application/json',
+        schema: Type.Object({}, { additionalProperties: true }),
+        render: () => JSON.stringify(app.swagger()),
+      },
+      {
+        extension: 'yaml',
+        operation: 'OpenApiYaml',
+        summary: 'This OpenAPI 3.1 document as YAML (keyless)',
+        description: 'The same document as YAML. Keyless on both surfaces, cached for an hour, with an ETag.',
+        mediaType: 'application/yaml',
+        schema: Type.String(),
+        render: () => app.swagger({ yaml: true }),
+      },
+    ];
     for (const prefix of ['/v1', '/public']) {
       // The /public copies are cached per the keyless table (plugins/keyless-access.ts).
       const cache = (reply: FastifyReply) => (prefix === '/v1' ? reply.header('Cache-Control', 'no-cache') : reply);
       const surface = prefix === '/public' ? 'Public' : '';
       // A request without Host (400) anywhere; the keyless limit (429) on the /public copies.
       const refusals = prefix === '/public' ? [400, 429] : [400];
-      app.get(
-        `${prefix}/openapi.json`,
-        {
-          schema: {
-            operationId: `get${surface}OpenApiJson`,
-            tags: ['system'],
-            summary: 'This OpenAPI 3.1 document as JSON (keyless)',
-            description: 'The machine contract of this API (OpenAPI 3.1, info.version a date), as JSON. Keyless on both surfaces, cached for an hour, with an ETag.',
-            security: [],
-            response: {
-              200: { description: 'The OpenAPI 3.1 document.', content: { 'application/json': { schema: Type.Object({}, { additionalProperties: true }) } } },
-              ...errorResponses(...refusals),
+      for (const format of formats) {
+        app.get(
+          `${prefix}/openapi.${format.extension}`,
+          {
+            schema: {
+              operationId: `get${surface}${format.operation}`,
+              tags: ['system'],
+              summary: format.summary,
+              description: format.description,
+              security: [],
+              response: { 200: { description: 'The OpenAPI 3.1 document.', content: { [format.mediaType]: { schema: format.schema } } }, ...errorResponses(...refusals) },
             },
           },
-        },
-        async (_request, reply) => {
-          cache(reply).type('application/json; charset=utf-8');
-          return JSON.stringify(app.swagger());
-        },
-      );
-      app.get(
-        `${prefix}/openapi.yaml`,
-        {
-          schema: {
-            operationId: `get${surface}OpenApiYaml`,
-            tags: ['system'],
-            summary: 'This OpenAPI 3.1 document as YAML (keyless)',
-            description: 'The same document as YAML. Keyless on both surfaces, cached for an hour, with an ETag.',
-            security: [],
-            response: { 200: { description: 'The OpenAPI 3.1 document.', content: { 'application/yaml': { schema: Type.String() } } }, ...errorResponses(...refusals) },
+          async (_request, reply) => {
+            cache(reply).type(`${format.mediaType}; charset=utf-8`);
+            return format.render();
           },
-        },
-        async (_request, reply) => {
-          cache(reply).type('application/yaml; charset=utf-8');
-          return app.swagger({ yaml: true });
-        },
-      );
+        );
+      }
     }
   };
 }

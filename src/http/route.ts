@@ -48,6 +48,15 @@ export function createRoute<C, R, Params extends TObject | undefined = undefined
 }
 
 /**
+ * What every keyed page route (/v1/jobs, /v1/jobs/closed, /v1/companies) declares alike: bearer
+ * security, the context its query's parse needs, and its page body among the refusals a metered keyed
+ * page may answer with (400, 401, 402, 422, 429, 500, 503). Spread into {@link createRoute}'s spec.
+ */
+export function keyedPage<C>(body: TSchema, context: (request: FastifyRequest) => C | Promise<C>): Pick<RouteSpec<C, unknown, undefined>, 'security' | 'context' | 'response'> {
+  return { security: [{ bearerAuth: [] }], context, response: { 200: body, ...errorResponses(400, 401, 402, 422, 429, 500, 503) } };
+}
+
+/**
  * Register `route` on `app`. The framework validates none of the route's input: the query's validator
  * is its table's parser (see `query-table.ts`), and path parameters are plain strings.
  */

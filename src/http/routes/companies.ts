@@ -13,7 +13,7 @@ import type { AppContext } from '../context.ts';
 import { KEYLESS_MAX_LIMIT, type Surface } from '../endpoints.ts';
 import { keysetCursor, servePage, type PositionCodec } from '../paging.ts';
 import { toCompany } from '../presenters/company.ts';
-import { createRoute, serveRoute } from '../route.ts';
+import { createRoute, keyedPage, serveRoute } from '../route.ts';
 import { keyedDirectoryQuery, keylessDirectoryQuery, SlugParams, type DirectoryContext } from '../schemas/companies.ts';
 import { errorResponses } from '../schemas/errors.ts';
 
@@ -90,10 +90,8 @@ export function keyedCompanyRoutes(ctx: AppContext) {
     summary: 'Employer directory, most open roles first',
     description:
       'Ordering: GREATEST(open_roles, own_site_roles) descending, then name, then slug (total). open_roles reconciles exactly with GET /v1/jobs?company=<slug>. One record per company returned.',
-    security: [{ bearerAuth: [] }],
     query: keyedDirectoryQuery,
-    context: (request) => directoryContextOf(request, 'keyed'),
-    response: { 200: CompanyPageSchema, ...errorResponses(400, 401, 402, 422, 429, 500, 503) },
+    ...keyedPage(CompanyPageSchema, (request) => directoryContextOf(request, 'keyed')),
   });
 
   return async (app: FastifyInstance) => {

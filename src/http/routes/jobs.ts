@@ -12,7 +12,7 @@ import { findJob, listJobs, type ListPage } from '../../store/job-queries.ts';
 import { listingContextOf, type AppContext } from '../context.ts';
 import { keysetCursor, servePage } from '../paging.ts';
 import { toJob, toJobEnvelope } from '../presenters/job.ts';
-import { createRoute, serveRoute } from '../route.ts';
+import { createRoute, keyedPage, serveRoute } from '../route.ts';
 import { errorResponses } from '../schemas/errors.ts';
 import { JobIdParams, jobQuery, keyedJobsQuery, keylessJobsQuery, type JobsRequest } from '../schemas/jobs.ts';
 
@@ -51,10 +51,8 @@ export function keyedJobRoutes(ctx: AppContext) {
     summary: 'Live listings, newest first, keyset-paged',
     description:
       'Live employer-direct rows matching the shared filters, ordered by posted_at (newest first, nulls last), then id. Page on with cursor=next_cursor until it is null. Each row served costs one record of the monthly allowance; a page is cut to the records left (402 record_quota_exhausted when none are). status, quality and include_poster_type widen the scope (paid surface).',
-    security: [{ bearerAuth: [] }],
     query: keyedJobsQuery,
-    context: (request) => listingContextOf(ctx, request, 'keyed'),
-    response: { 200: JobPageSchema, ...errorResponses(400, 401, 402, 422, 429, 500, 503) },
+    ...keyedPage(JobPageSchema, (request) => listingContextOf(ctx, request, 'keyed')),
   });
   const one = createRoute({
     url: '/jobs/:id',

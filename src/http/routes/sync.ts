@@ -14,7 +14,7 @@ import { sinceExpired } from '../../store/retention.ts';
 import { listingContextOf, type AppContext } from '../context.ts';
 import { feedCursor, keysetCursor, servePage } from '../paging.ts';
 import { toJob } from '../presenters/job.ts';
-import { createRoute, serveRoute } from '../route.ts';
+import { createRoute, keyedPage, serveRoute } from '../route.ts';
 import { errorResponses } from '../schemas/errors.ts';
 import { changesQuery, closedJobsQuery, expiredQuery } from '../schemas/sync.ts';
 
@@ -157,10 +157,8 @@ export function syncRoutes(ctx: AppContext) {
     summary: 'Closed rows, most recently closed first, keyset-paged (every key)',
     description:
       'Rows the ledger has closed, with the shared filters and closed_reason / closed_since, most recently closed first; page on with cursor=next_cursor. Each row costs one record. Every plan may call it.',
-    security: [{ bearerAuth: [] }],
     query: closedJobsQuery,
-    context: (request) => listingContextOf(ctx, request, 'keyed'),
-    response: { 200: JobPageSchema, ...errorResponses(400, 401, 402, 422, 429, 500, 503) },
+    ...keyedPage(JobPageSchema, (request) => listingContextOf(ctx, request, 'keyed')),
   });
 
   return async (app: FastifyInstance) => {

@@ -31,7 +31,7 @@
 import type { SalaryPeriod } from '../../domain/vocabulary.ts';
 import type { SourceLocation, SourcePosting, SourceSalary } from '../../domain/posting.ts';
 import { defineConnector, type Connector, type CrawlTarget } from '../connector.ts';
-import { companyOf, compact, identifiedItem, isoInstant, isRecord, jsonBoardConnector, salaryOf, text } from './common.ts';
+import { companyOf, compact, identifiedItem, isoInstant, isRecord, jsonBoardConnector, locationList, salaryOf, text } from './common.ts';
 
 /** Ashby `interval` → stored salary period (null: the interval has no yearly equivalent). */
 export const ASHBY_INTERVALS: Readonly<Record<string, SalaryPeriod>> = {
@@ -70,16 +70,9 @@ export function mapAshbyJob(item: unknown, target: CrawlTarget): SourcePosting |
   const { record: job, id, title } = identified;
   if (job['isListed'] === false) return undefined;
 
-  const locations: SourceLocation[] = [];
   const primary = location(job['location'], job['address']);
-  if (primary) locations.push(primary);
-  if (Array.isArray(job['secondaryLocations'])) {
-    for (const secondary of job['secondaryLocations']) {
-      if (!isRecord(secondary)) continue;
-      const loc = location(secondary['location'], secondary['address']);
-      if (loc) locations.push(loc);
-    }
-  }
+  const secondary = locationList(job['secondaryLocations'], (s) => location(s['location'], s['address']));
+  const locations = primary ? [primary, ...secondary] : secondary;
   const hints = compact({ department: text(job['department']), team: text(job['team']) });
 
   return compact<SourcePosting>({

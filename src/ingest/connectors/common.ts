@@ -8,7 +8,7 @@
  * blank or wrongly typed values become `undefined`).
  */
 import pLimit from 'p-limit';
-import type { SourcePosting, SourceSalary } from '../../domain/posting.ts';
+import type { SourceLocation, SourcePosting, SourceSalary } from '../../domain/posting.ts';
 import type { SalaryPeriod } from '../../domain/vocabulary.ts';
 import { CrawlError, defineConnector } from '../connector.ts';
 import type { Connector, CrawlOutcome, CrawlTarget } from '../connector.ts';
@@ -146,6 +146,21 @@ export function identifiedItem(
   const id = idOf(item);
   const title = titleOf(item);
   return id === undefined || title === undefined ? null : { record: item, id, title };
+}
+
+/**
+ * The locations of a payload's list: each object in it read by `read` (undefined: one the posting does
+ * not name, e.g. a hidden one), without its undefined fields; a location with no field left is left out,
+ * and anything but an array gives none.
+ */
+export function locationList(list: unknown, read: (item: Record<string, unknown>) => SourceLocation | undefined): SourceLocation[] {
+  if (!Array.isArray(list)) return [];
+  const locations: SourceLocation[] = [];
+  for (const item of list) {
+    const loc = isRecord(item) ? read(item) : undefined;
+    if (loc !== undefined && Object.keys(compact(loc)).length > 0) locations.push(loc);
+  }
+  return locations;
 }
 
 /** A finite number; anything else (null, strings, NaN) is undefined. */

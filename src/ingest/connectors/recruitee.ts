@@ -28,9 +28,9 @@
  * (`If-None-Match`/`If-Modified-Since`) and a 304 leaves the board as it was.
  */
 import type { Remote, SalaryPeriod } from '../../domain/vocabulary.ts';
-import type { SourceLocation, SourcePosting, SourceSalary } from '../../domain/posting.ts';
+import type { SourcePosting, SourceSalary } from '../../domain/posting.ts';
 import { defineConnector, type Connector, type CrawlTarget } from '../connector.ts';
-import { boardList, compact, companyOf, decimalSalary, documentBoardConnector, fillHostTemplate, identifiedItem, idString, isRecord, mapPostings, text, utcStamp } from './common.ts';
+import { boardList, compact, companyOf, decimalSalary, documentBoardConnector, fillHostTemplate, identifiedItem, idString, isRecord, locationList, mapPostings, text, utcStamp } from './common.ts';
 
 /** Recruitee `salary.period` → stored salary period. */
 export const RECRUITEE_PERIODS: Readonly<Record<string, SalaryPeriod>> = { year: 'annual', month: 'monthly', week: 'weekly', day: 'daily', hour: 'hourly' };
@@ -52,14 +52,7 @@ export function mapRecruiteeOffer(item: unknown, target: CrawlTarget): SourcePos
   const identified = identifiedItem(item, (r) => idString(r['id']), (r) => text(r['title']));
   if (!identified) return null;
   const { record: offer, id, title } = identified;
-  const locations: SourceLocation[] = [];
-  if (Array.isArray(offer['locations'])) {
-    for (const l of offer['locations']) {
-      if (!isRecord(l)) continue;
-      const loc = compact<SourceLocation>({ text: text(l['name']), country: text(l['country_code']) ?? text(l['country']), region: text(l['state']), city: text(l['city']) });
-      if (Object.keys(loc).length > 0) locations.push(loc);
-    }
-  }
+  const locations = locationList(offer['locations'], (l) => ({ text: text(l['name']), country: text(l['country_code']) ?? text(l['country']), region: text(l['state']), city: text(l['city']) }));
   const description = text(offer['description']);
   const requirements = text(offer['requirements']);
   const html = [description, requirements !== undefined ? `<h3>Job requirements</h3>${requirements}` : undefined].filter((p) => p !== undefined).join('');

@@ -67,7 +67,7 @@ import pLimit from 'p-limit';
 import type { SourceLocation, SourcePosting } from '../../domain/posting.ts';
 import { CrawlError, defineConnector, type Connector, type CrawlOutcome, type CrawlTarget } from '../connector.ts';
 import type { Fetcher } from '../fetcher.ts';
-import { companyOf, compact, documentBoardConnector, fetchJson, identifiedItem, isoInstant, isRecord, mapPostings, parseJson, text, textList, trimBase } from './common.ts';
+import { companyOf, compact, documentBoardConnector, fetchJson, identifiedItem, isoInstant, isRecord, locationList, mapPostings, parseJson, text, textList, trimBase } from './common.ts';
 
 /** A calendar date (YYYY-MM-DD) as that day's first instant in UTC; undefined for anything else. */
 function dateStart(value: unknown): string | undefined {
@@ -77,20 +77,19 @@ function dateStart(value: unknown): string | undefined {
   return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
 }
 
+/** One location of a Workable job, widget and v3 alike; undefined when the employer hides it. */
+function workableLocation(l: Record<string, unknown>): SourceLocation | undefined {
+  if (l['hidden'] === true) return undefined;
+  const parts = [text(l['city']), text(l['region']), text(l['country'])].filter((p) => p !== undefined);
+  return { text: parts.length > 0 ? parts.join(', ') : undefined, country: text(l['countryCode']) ?? text(l['country']), region: text(l['region']), city: text(l['city']) };
+}
+
 /** Map one Workable widget job; null when it has no shortcode or title. */
 export function mapWorkableJob(item: unknown, target: CrawlTarget, accountName?: string): SourcePosting | null {
   const identified = identifiedItem(item, (r) => text(r['shortcode']), (r) => text(r['title']));
   if (!identified) return null;
   const { record: job, id, title } = identified;
-  const locations: SourceLocation[] = [];
-  if (Array.isArray(job['locations'])) {
-    for (const l of job['locations']) {
-      if (!isRecord(l) || l['hidden'] === true) continue;
-      const parts = [text(l['city']), text(l['region']), text(l['country'])].filter((p) => p !== undefined);
-      const loc = compact<SourceLocation>({ text: parts.length > 0 ? parts.join(', ') : undefined, country: text(l['countryCode']) ?? text(l['country']), region: text(l['region']), city: text(l['city']) });
-      if (Object.keys(loc).length > 0) locations.push(loc);
-    }
-  }
+  const locations = locationList(job['locations'], workableLocation);
   if (locations.length === 0) {
     const parts = [text(job['city']), text(job['state']), text(job['country'])].filter((p) => p !== undefined);
     if (parts.length > 0) locations.push(compact<SourceLocation>({ text: parts.join(', '), country: text(job['country']), region: text(job['state']), city: text(job['city']) }));
@@ -158,14 +157,7 @@ export function mapWorkableV3Job(item: unknown, target: CrawlTarget, account: st
   const identified = identifiedItem(item, (r) => text(r['shortcode']), (r) => text(r['title']));
   if (!identified) return null;
   const { record: job, id, title } = identified;
-  const locations: SourceLocation[] = [];
-  const given = Array.isArray(job['locations']) && job['locations'].length > 0 ? job['locations'] : [job['location']];
-  for (const l of given) {
-    if (!isRecord(l) || l['hidden'] === true) continue;
-    const parts = [text(l['city']), text(l['region']), text(l['country'])].filter((p) => p !== undefined);
-    const loc = compact<SourceLocation>({ text: parts.length > 0 ? parts.join(', ') : undefined, country: text(l['countryCode']) ?? text(l['country']), region: text(l['region']), city: text(l['city']) });
-    if (Object.keys(loc).length > 0) locations.push(loc);
-  }
+  const locations = locationList(Array.isArray(job['locations']) && job['locations'].length > 0 ? job['locations'] : [job['location']], workableLocation);
   const workplace = text(job['workplace'])?.trim().toLowerCase();
   const type = text(job['type'])?.trim();
   const departments = textList(job['department']);

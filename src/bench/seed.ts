@@ -112,8 +112,9 @@ async function prepareTemplates(db: Kysely<DB>): Promise<{ counts: SeedResult['t
 }
 
 /**
- * Columns of `jobs` the seeder writes, in `COPY` order. The generated ones (`sort_key`, `served` and
- * the three `tsvector`s) are PostgreSQL's to compute, as they are for every other write.
+ * Columns of `jobs` the seeder writes, in `COPY` order. The generated ones (`sort_key`, `served`) and
+ * the three `tsvector`s (an ALWAYS trigger, migration 029, which fires under `session_replication_role
+ * = replica` too) are PostgreSQL's to compute, as they are for every other write.
  */
 export const SEED_JOB_COLUMNS = [
   'id', 'slug', 'provider_id', 'target_id', 'source_posting_id', 'company_id', 'company_name', 'title', 'location', 'country',

@@ -142,6 +142,7 @@ export interface JobsTable {
   /** Times the same employer, title and location was seen again after closing (migration 026, issue 15). */
   repost_count: Generated<number>;
   served: GeneratedAlways<boolean>;
+  /** The full-text vectors: written only by the trigger `jobs_search_vectors` (migrations 014, 029), never by the application. */
   title_tsv: GeneratedAlways<string>;
   search_tsv: GeneratedAlways<string>;
   description_tsv: GeneratedAlways<string>;

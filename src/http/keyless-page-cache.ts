@@ -20,8 +20,11 @@ import { entityTag } from './conditional.ts';
 
 /** One cached answer. */
 export interface CachedPage {
-  /** The JSON body exactly as first served. */
-  bytes: string;
+  /**
+   * The JSON body exactly as first served, as UTF-8 bytes: a Buffer goes to the socket as it is, where
+   * a string would be encoded again on every hit (a third of the CPU of a hit, issue 22).
+   */
+  bytes: Buffer;
   /** Its strong entity tag, as `ETag` carries it. */
   etag: string;
 }
@@ -84,8 +87,8 @@ export class KeylessPageCache {
     const watermark = await this.#currentWatermark(readWatermark, now);
     const hit = this.#entries.get(key);
     if (hit && hit.watermark === watermark && hit.expiresAt > now) return hit;
-    const bytes = await build();
-    const entry: Entry = { bytes, etag: entityTag(bytes), watermark, expiresAt: now + this.#ttlMs };
+    const body = await build();
+    const entry: Entry = { bytes: Buffer.from(body, 'utf8'), etag: entityTag(body), watermark, expiresAt: now + this.#ttlMs };
     this.#entries.delete(key);
     this.#entries.set(key, entry);
     while (this.#entries.size > this.#maxEntries) this.#entries.delete(this.#entries.keys().next().value!);

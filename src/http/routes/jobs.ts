@@ -109,7 +109,7 @@ export function keylessJobRoutes(ctx: AppContext) {
   });
 
   return async (app: FastifyInstance) => {
-    serveRoute(app, list, async ({ request, reply, query: listing }): Promise<JobPage | string> => {
+    serveRoute(app, list, async ({ request, reply, query: listing }): Promise<JobPage | Buffer> => {
       const answer = async (): Promise<JobPage> => {
         const page = await servePage({
           meter: request.recordMeter,

@@ -100,6 +100,26 @@ function refusedPage(html: string): { title: string | undefined; summary: { href
  * order, each a link to its field, and has the focus (`autofocus`, nothing else has); each of those
  * fields is marked (aria-invalid, aria-describedby to its own message, shown next to it) and no other is.
  */
+/**
+ * What a page shows, by control id, when title, company, location, apply URL ("not a url") and salary
+ * ("lots") are refused: the apply URL's example is on `domain`, the accepted company domain
+ * (example.com when that is refused too).
+ */
+function contentErrors(domain: string): [id: string, message: string][] {
+  return [
+    ['s-title', '“Job title” is required, e.g. Backend Engineer.'],
+    ['s-company', '“Company name” is required, e.g. Example Ltd.'],
+    ['s-location', '“Location” is required, e.g. Berlin, Germany or Remote (EU).'],
+    ['s-apply', `“Apply URL” must be the full address of your application page, e.g. https://${domain}/careers/apply or your board on a known applicant-tracking system.`],
+    ['s-salary-min', '“Salary from” must be a positive amount such as 65000 or 32.50.'],
+  ];
+}
+
+/** The JSON body of a 422 refusal as the API writes it (keys in the catalogue's order), for byte comparisons. */
+function refusalBody(code: string, message: string): string {
+  return JSON.stringify({ error: code, message, docs: `https://docs.example.test/errors#${code}`, type: `https://docs.example.test/errors#${code}`, title: 'Unprocessable Entity', status: 422 });
+}
+
 function expectEveryFieldMarked(html: string, expected: [id: string, message: string][]): void {
   const page = refusedPage(html);
   expect(page.summary).toEqual(expected.map(([id, message]) => ({ href: `#${id}`, text: message })));
@@ -324,14 +344,8 @@ describe('refusals store nothing', () => {
     const html = await res.text();
     expect(refusedPage(html).title).toBe('Error: Post a vacancy · jobledger');
     expect(html).toContain('<h2 id="submit-error-title">The vacancy was not sent</h2>');
-    expectEveryFieldMarked(html, [
-      ['s-title', '“Job title” is required, e.g. Backend Engineer.'],
-      ['s-company', '“Company name” is required, e.g. Example Ltd.'],
-      ['s-location', '“Location” is required, e.g. Berlin, Germany or Remote (EU).'],
-      ['s-apply', '“Apply URL” must be the full address of your application page, e.g. https://example.com/careers/apply or your board on a known applicant-tracking system.'],
-      ['s-salary-min', '“Salary from” must be a positive amount such as 65000 or 32.50.'],
-      ['s-domain', '“Company domain” must be the employer\'s domain name, e.g. example.com.'],
-    ]);
+    // The domain is refused too, so the apply URL's example names example.com.
+    expectEveryFieldMarked(html, [...contentErrors('example.com'), ['s-domain', '“Company domain” must be the employer\'s domain name, e.g. example.com.']]);
     // What was typed is kept.
     expect(controlTag(html, 's-apply')).toContain('value="not a url"');
     expect(controlTag(html, 's-salary-min')).toContain('value="lots"');
@@ -364,23 +378,9 @@ describe('refusals store nothing', () => {
     expect(noDomain.status).toBe(422);
     expect(noDomain.headers.get('content-type')).toBe('application/json; charset=utf-8');
     // Byte for byte the answer of the checks that stopped at the first refusal (recorded before they collected every field's).
-    expect(await noDomain.text()).toBe(JSON.stringify({
-      error: 'bad_domain',
-      message: '"company_domain" must be the employer\'s domain name, e.g. example.com.',
-      docs: 'https://docs.example.test/errors#bad_domain',
-      type: 'https://docs.example.test/errors#bad_domain',
-      title: 'Unprocessable Entity',
-      status: 422,
-    }));
+    expect(await noDomain.text()).toBe(refusalBody('bad_domain', '"company_domain" must be the employer\'s domain name, e.g. example.com.'));
     const withDomain = await post(client, '/public/submissions', { ...severalWrong('refused.test'), company_domain: 'refused.test', email: 'x@other.test', altcha: await client.altcha() });
-    expect(await withDomain.text()).toBe(JSON.stringify({
-      error: 'bad_input',
-      message: '"title" is required, e.g. Backend Engineer.',
-      docs: 'https://docs.example.test/errors#bad_input',
-      type: 'https://docs.example.test/errors#bad_input',
-      title: 'Unprocessable Entity',
-      status: 422,
-    }));
+    expect(await withDomain.text()).toBe(refusalBody('bad_input', '"title" is required, e.g. Backend Engineer.'));
     expect(await counts()).toEqual(before);
   });
 });
@@ -438,25 +438,12 @@ describe('the submitter\'s edit-or-close link', () => {
     const html = await page.text();
     expect(refusedPage(html).title).toBe('Error: Your vacancy · jobledger');
     expect(html).toContain('<h2 id="submit-error-title">The changes were not saved</h2>');
-    expectEveryFieldMarked(html, [
-      ['s-title', '“Job title” is required, e.g. Backend Engineer.'],
-      ['s-company', '“Company name” is required, e.g. Example Ltd.'],
-      ['s-location', '“Location” is required, e.g. Berlin, Germany or Remote (EU).'],
-      ['s-apply', '“Apply URL” must be the full address of your application page, e.g. https://editing-many.test/careers/apply or your board on a known applicant-tracking system.'],
-      ['s-salary-min', '“Salary from” must be a positive amount such as 65000 or 32.50.'],
-    ]);
+    expectEveryFieldMarked(html, contentErrors('editing-many.test'));
     expect(controlTag(html, 's-apply')).toContain('value="not a url"');
 
     const api = await post(client, '/public/submissions/manage', { token: manage, action: 'update', ...vacancy('editing-many.test', wrong) });
     expect(api.status).toBe(422);
-    expect(await api.text()).toBe(JSON.stringify({
-      error: 'bad_input',
-      message: '"title" is required, e.g. Backend Engineer.',
-      docs: 'https://docs.example.test/errors#bad_input',
-      type: 'https://docs.example.test/errors#bad_input',
-      title: 'Unprocessable Entity',
-      status: 422,
-    }));
+    expect(await api.text()).toBe(refusalBody('bad_input', '"title" is required, e.g. Backend Engineer.'));
     expect(((await publicJob(jobId)).body.data as { title: string }).title).toBe('Senior Backend Engineer');
     expect(await events(jobId)).toEqual(['created']);
   });

@@ -11,6 +11,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../domain/errors.ts';
+import { FieldsRefused, type SubmissionField } from '../domain/submission-form.ts';
 import { EMPLOYMENT_TYPES, REMOTE_VALUES } from '../domain/vocabulary.ts';
 import type { SubmissionContent, SubmissionView } from '../store/submissions.ts';
 import { confirmLinkPage, fields, fromBrowserForm, guardedForm, linkSent, queryToken, renderPage, type SiteContext } from './context.ts';
@@ -70,7 +71,8 @@ function contentValues(content: SubmissionContent): Record<string, string> {
 /**
  * Each field of the submission form by its `name`: the control's id and its label, as the form pages
  * render them (views/submission-fields.eta, submit.eta: the salary fields' labels there are the short
- * "From", "To" under their "Salary" legend) and as error messages name them.
+ * "From", "To" under their "Salary" legend) and as error messages name them. One entry for each of
+ * domain/submission-form.ts's SUBMISSION_FIELDS, no more, no fewer (the `satisfies` clause).
  */
 const FORM_FIELDS: Readonly<Record<string, { id: string; label: string }>> = {
   title: { id: 's-title', label: 'Job title' },
@@ -86,13 +88,10 @@ const FORM_FIELDS: Readonly<Record<string, { id: string; label: string }>> = {
   salary_period: { id: 's-period', label: 'Per' },
   company_domain: { id: 's-domain', label: 'Company domain' },
   email: { id: 's-email', label: 'Your e-mail address at that domain' },
-};
+} satisfies Record<SubmissionField, { id: string; label: string }>;
 
 /** What both form pages render their controls from: the vocabularies offered and the fields' ids and labels. */
 const choices = { employmentTypes: EMPLOYMENT_TYPES, remoteValues: REMOTE_VALUES, salaryPeriods: SALARY_PERIODS, fields: FORM_FIELDS };
-
-/** A refused form's error as the desk throws it: the first field's, and every refused field's in form order. */
-type RefusedFields = ApiError & { readonly fieldErrors?: readonly ApiError[] };
 
 /** One refused field as a form page shows it. */
 interface ShownFieldError {
@@ -117,7 +116,7 @@ function errorView(error: ApiError | undefined, heading: string): { errors?: Sho
   const fieldErrors: Record<string, string> = {};
   const invalidAttrs: Record<string, string> = {};
   if (!error) return { fieldErrors, invalidAttrs };
-  const errors = ((error as RefusedFields).fieldErrors ?? [error]).map((e): ShownFieldError => {
+  const errors = (error instanceof FieldsRefused ? error.fieldErrors : [error]).map((e): ShownFieldError => {
     const field = e.field !== undefined ? FORM_FIELDS[e.field] : undefined;
     const message = Object.entries(FORM_FIELDS).reduce((text, [name, { label }]) => text.replaceAll(`"${name}"`, `“${label}”`), e.message);
     return { name: field ? e.field : undefined, id: field?.id, message };

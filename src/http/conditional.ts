@@ -143,13 +143,13 @@ function tagOf(request: FastifyRequest, reply: FastifyReply, payload: unknown): 
   if (pattern === undefined) return undefined;
   const kind = conditionalKindOf(pattern);
   if (kind === undefined) return undefined;
+  // Streams (the export) are never buffered here.
+  if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return undefined;
   // A cache of serialized bytes (keyless-page-cache.ts) set the tag it computed once per body: the
   // body is not decoded again for it.
   const preset = reply.getHeader('etag');
-  if (kind === 'bytes' && typeof preset === 'string' && (typeof payload === 'string' || Buffer.isBuffer(payload))) return preset;
-  // Streams (the export) are never buffered here.
-  const bytes = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
-  if (bytes === undefined) return undefined;
+  if (kind === 'bytes' && typeof preset === 'string') return preset;
+  const bytes = typeof payload === 'string' ? payload : payload.toString('utf8');
   if (kind === 'empty-page' && !isEmptyPage(bytes)) return undefined;
   return kind === 'snapshot' ? snapshotEntityTag(bytes) : entityTag(bytes);
 }

@@ -158,7 +158,8 @@ export function locationList(list: unknown, read: (item: Record<string, unknown>
   const locations: SourceLocation[] = [];
   for (const item of list) {
     const loc = isRecord(item) ? read(item) : undefined;
-    if (loc !== undefined && Object.keys(compact(loc)).length > 0) locations.push(loc);
+    const kept = loc === undefined ? undefined : compact(loc);
+    if (kept !== undefined && Object.keys(kept).length > 0) locations.push(kept);
   }
   return locations;
 }

@@ -973,8 +973,10 @@ function printTable(report: {
     out.push(`10. /v1/export: ${svc.rows} rows at ${svc.rowsPerSecond} rows/s, peak RSS ${svc.peakRssMb} MB; COPY text ${text?.rowsPerSecond} rows/s (ratio ${report.export.ratioText}); COPY row_to_json ${json?.rowsPerSecond} rows/s (ratio ${report.export.ratioRowToJson})`);
   }
   const m = report.metering;
-  if (Object.keys(m.variants).length > 0) out.push(`metering (shape 1, c1 mean latency over limits off): memory ${m.perRequestMs.memory} ms, redis ${m.perRequestMs.redis} ms; c16 req/s ${Object.entries(m.variants).map(([k, v]) => `${k} ${v[16]?.rps}`).join(', ')}`);
-  if (Object.keys(m.variants).length > 0) out.push(`metering CPU ms per request at c1, node/pg/redis: ${Object.entries(m.variants).map(([k, v]) => `${k} ${cpu(v[1]) ?? '–'}`).join(', ')}; added CPU over limits off: memory ${m.perRequestCpuMs.memory} ms, redis ${m.perRequestCpuMs.redis} ms`);
+  if (Object.keys(m.variants).length > 0) {
+    out.push(`metering (shape 1, c1 mean latency over limits off): memory ${m.perRequestMs.memory} ms, redis ${m.perRequestMs.redis} ms; c16 req/s ${Object.entries(m.variants).map(([k, v]) => `${k} ${v[16]?.rps}`).join(', ')}`);
+    out.push(`metering CPU ms per request at c1, node/pg/redis: ${Object.entries(m.variants).map(([k, v]) => `${k} ${cpu(v[1]) ?? '–'}`).join(', ')}; added CPU over limits off: memory ${m.perRequestCpuMs.memory} ms, redis ${m.perRequestCpuMs.redis} ms`);
+  }
   if (report.seeding) {
     const sd = report.seeding as { rows: number; seeder: { rowsPerSecond: number; seconds: number }; bareCopy: { rowsPerSecond: number; seconds: number }; ratio: number | null };
     out.push(`seeding ${sd.rows} rows: seeder ${sd.seeder.rowsPerSecond} rows/s (${sd.seeder.seconds} s), bare COPY ${sd.bareCopy.rowsPerSecond} rows/s (${sd.bareCopy.seconds} s), ratio ${sd.ratio}`);

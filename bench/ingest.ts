@@ -22,10 +22,13 @@
  * Environment: BENCH_INGEST_DATABASE_URL (the database to create; default
  * postgres://postgres@127.0.0.1:5432/jobledger_bench_ingest), BENCH_INGEST_POSTINGS (300000),
  * BENCH_INGEST_CHANGE_SHARE (0.02), BENCH_INGEST_ARCHIVE (the Ashby boards archive), BENCH_INGEST_KEEP=1
- * keeps the database. Prints progress on stderr and one line `result <json>` on stdout.
+ * keeps the database, BENCH_INGEST_PROFILE=<dir> writes a V8 CPU profile of this process for each
+ * pipeline crawl (`first-crawl.cpuprofile`, `recrawl.cpuprofile`; open in Chrome DevTools), so the
+ * re-crawl's own profile is not drowned in the first crawl's. Prints progress on stderr and one line `result <json>` on stdout.
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -50,6 +53,7 @@ const POSTINGS = Number(process.env.BENCH_INGEST_POSTINGS ?? 300_000);
 const CHANGE_SHARE = Number(process.env.BENCH_INGEST_CHANGE_SHARE ?? 0.02);
 const ARCHIVE = process.env.BENCH_INGEST_ARCHIVE ?? '/work/shared/data/ashby/boards.tar.gz';
 const APPLICATION = 'jobledger-bench-ingest';
+const PROFILE_DIR = process.env.BENCH_INGEST_PROFILE;
 const config = loadConfig();
 const CONCURRENCY = config.worker.concurrency;
 const PER_HOST = config.worker.perHost;
@@ -194,6 +198,27 @@ async function fetchAndParse(rows: CrawlTargetRow[]): Promise<Phase> {
   return { seconds: round(seconds), postings, postingsPerSecond: Math.round(postings / seconds), boards: rows.length, failed };
 }
 
+/**
+ * Run `work` under the V8 CPU profiler when BENCH_INGEST_PROFILE is set, writing `<dir>/<name>.cpuprofile`.
+ * The profiler's own overhead lands in the phase's figures, so a profiled run is for reading, not for the record.
+ */
+async function profiled<T>(name: string, work: () => Promise<T>): Promise<T> {
+  if (!PROFILE_DIR) return work();
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  try {
+    return await work();
+  } finally {
+    const { profile } = await session.post('Profiler.stop');
+    mkdirSync(PROFILE_DIR, { recursive: true });
+    writeFileSync(path.join(PROFILE_DIR, `${name}.cpuprofile`), JSON.stringify(profile));
+    session.disconnect();
+    log(`wrote ${path.join(PROFILE_DIR, `${name}.cpuprofile`)}`);
+  }
+}
+
 /** Crawl every board through the pipeline, as the worker does (per-host slot, crawl lease). */
 async function crawl(rows: CrawlTargetRow[]): Promise<Phase> {
   const before = { node: process.cpuUsage(), pg: await backendCpu(probe), sources: cpuMs(sources.pid!) };
@@ -242,14 +267,18 @@ try {
   log('first crawl: fetch + parse alone');
   const firstFetchParse = await fetchAndParse(targets);
   log(`first crawl: fetch + parse ${firstFetchParse.postingsPerSecond} postings/s; now through the pipeline`);
-  const firstCrawl = await crawl(targets);
+  const firstCrawl = await profiled('first-crawl', () => crawl(targets));
   log(`first crawl: ${firstCrawl.postingsPerSecond} postings/s`);
+  // In service a re-crawl comes hours after the crawl before it, when autovacuum has long analyzed
+  // what that crawl wrote; here it comes at once, on statistics of the empty tables, whose plans read
+  // every row of the provider to find one board's (13 ms a board instead of 1).
+  await probe.query('ANALYZE');
   await fetch(`${sourcesUrl}/__bench/generation?n=1&share=${CHANGE_SHARE}`, { method: 'POST' });
   targets = await listTargets(db);
   log('re-crawl: fetch + parse alone');
   const recrawlFetchParse = await fetchAndParse(targets);
   log(`re-crawl: fetch + parse ${recrawlFetchParse.postingsPerSecond} postings/s; now through the pipeline`);
-  const recrawl = await crawl(targets);
+  const recrawl = await profiled('recrawl', () => crawl(targets));
   log(`re-crawl: ${recrawl.postingsPerSecond} postings/s`);
   const stats = (await (await fetch(`${sourcesUrl}/__bench/stats`)).json()) as Record<string, unknown>;
   const ledger = (await probe.query<{ rows: string; served: string; bytes: string }>('SELECT count(*) AS rows, count(*) FILTER (WHERE served) AS served, pg_database_size(current_database()) AS bytes FROM jobs')).rows[0]!;

@@ -130,6 +130,12 @@ function canonicalJson(value: unknown): string {
 export interface LedgerPosting {
   job: NormalizedJob;
   verdict: QualityVerdict;
+  /**
+   * Set when this crawl enriched the posting afresh: the digest of the enrichment's inputs and the
+   * record to keep with the row (JSON text; src/enrich/enrichment-record.ts), so the next crawl can
+   * restore it instead. Unset when the job was restored from the kept record, or comes from no crawl.
+   */
+  enrichment?: { digest: string; record: string };
 }
 
 /** A row of the crawled provider as the ledger holds it, locked for the crawl. */

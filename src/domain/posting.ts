@@ -139,3 +139,9 @@ export interface NormalizedJob {
   attribution?: string;
   canonicalUrl?: string;
 }
+
+/**
+ * A NormalizedJob as kept beside its ledger row (`job_enrichments.record`, src/enrich/enrichment-record.ts):
+ * everything but the descriptions, which the row holds.
+ */
+export type EnrichmentRecord = Omit<NormalizedJob, 'descriptionHtml' | 'descriptionText'>;

@@ -8,10 +8,12 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { CrawlTarget } from '../domain/crawl-target.ts';
 import { boardContext, enrichPosting, type ProviderProfile } from '../enrich/enrich.ts';
+import { enrichmentDigest, enrichmentRecord, restoreEnrichment } from '../enrich/enrichment-record.ts';
 import type { FxRates } from '../enrich/fx.ts';
 import { applyBoardPosterType, type BoardPosterEvidence } from '../enrich/intermediary.ts';
 import { DEFAULT_ABSENCE_POLICY, type AbsencePolicy, type CrawlCounts, type LedgerPosting } from '../domain/lifecycle.ts';
 import { applyCrawl, applyUnchangedBoard, closeProvedDead, liveRowsBySourceIds, missingRowsToProbe, sourceIdsHeldBy, withholdCopies } from '../store/ledger.ts';
+import { keptEnrichments } from '../store/enrichment-records.ts';
 import { acquireCrawlLease, crawlLeaseHolder, recordCrawlRun, releaseCrawlLease, renewCrawlLease, toCrawlTarget } from '../store/crawl-targets.ts';
 import { isOptedOut } from '../domain/employer.ts';
 import { loadActiveOptouts } from '../store/optouts.ts';
@@ -72,7 +74,11 @@ export interface ProbeCounts {
 
 /** How one target's crawl ended. */
 export type CrawlReport =
-  | { targetId: string; outcome: 'fetched'; counts: CrawlCounts; skipped: number; probes: ProbeCounts; ms: number }
+  /**
+   * `enriched`: postings enriched afresh; the others' inputs were unchanged since the crawl that
+   * enriched them, and their kept enrichment was restored (enrich/enrichment-record.ts).
+   */
+  | { targetId: string; outcome: 'fetched'; counts: CrawlCounts; skipped: number; enriched: number; probes: ProbeCounts; ms: number }
   | { targetId: string; outcome: 'not_modified'; reverified: number; notSeen: number; probes: ProbeCounts; ms: number }
   | { targetId: string; outcome: 'failed'; errorKind: string; error: string; ms: number }
   /**
@@ -223,17 +229,28 @@ async function crawlLeased(deps: PipelineDeps, providers: Map<string, ProviderIn
 
   let postings: LedgerPosting[];
   let posterEvidence: BoardPosterEvidence | null;
+  let enrichedAfresh: number;
   try {
     // Read per crawl, so an opt-out recorded while the worker runs applies from the next board on.
     const optouts = await loadActiveOptouts(deps.db);
     // Copies of vacancies a superseding provider has (the USAJOBS mirror's of the Search API's).
     const copies = await sourceIdsHeldBy(deps.db, supersedingProviders(provider.id), outcome.postings.map((p) => p.sourcePostingId));
     const board = boardContext(outcome.postings);
-    const enriched = outcome.postings.map((posting) => ({ posting, job: enrichPosting(posting, provider, deps.fx, board) }));
+    // Postings whose enrichment inputs are unchanged since the last crawl get their kept record back
+    // instead of being enriched again (enrich/enrichment-record.ts).
+    const digests = outcome.postings.map((posting) => enrichmentDigest(posting, provider, deps.fx, board));
+    const kept = await keptEnrichments(deps.db, provider.id, outcome.postings.map((posting, i) => ({ sourcePostingId: posting.sourcePostingId, digest: digests[i]! })));
+    const enriched = outcome.postings.map((posting, i) => {
+      const record = kept.get(posting.sourcePostingId);
+      if (record) return { posting, job: restoreEnrichment(record.record, { html: record.descriptionHtml, text: record.descriptionText }) };
+      const job = enrichPosting(posting, provider, deps.fx, board);
+      return { posting, job, enrichment: { digest: digests[i]!, record: enrichmentRecord(job) } };
+    });
+    enrichedAfresh = enriched.length - kept.size;
     // An intermediary's board is judged as a whole (issue 15 class 2): its rows get the board's poster type.
     posterEvidence = applyBoardPosterType(enriched) ?? null;
     if (posterEvidence) log.info({ posterEvidence }, 'board judged an intermediary\'s; its rows are not served as employer-direct');
-    postings = enriched.map(({ job }) => {
+    postings = enriched.map(({ job, enrichment }) => {
       const verdict = judgePosting(job, {
         providerId: provider.id,
         redistributable: provider.redistributable,
@@ -244,7 +261,7 @@ async function crawlLeased(deps: PipelineDeps, providers: Map<string, ProviderIn
         supersededCopy: copies.has(job.sourcePostingId),
         now: startedAt,
       });
-      return { job, verdict };
+      return { job, verdict, enrichment };
     });
   } catch (error) {
     return fail('internal', `enrichment failed: ${(error as Error).message}`);
@@ -295,8 +312,8 @@ async function crawlLeased(deps: PipelineDeps, providers: Map<string, ProviderIn
     counts: { ...counts, closed: counts.closed + probes.provedDead },
     posterEvidence,
   });
-  log.info({ ...counts, ...probes, skipped: outcome.skipped }, 'board crawled');
-  return { targetId: target.id, outcome: 'fetched', counts, skipped: outcome.skipped, probes, ms: elapsed() };
+  log.info({ ...counts, ...probes, skipped: outcome.skipped, enriched: enrichedAfresh }, 'board crawled');
+  return { targetId: target.id, outcome: 'fetched', counts, skipped: outcome.skipped, enriched: enrichedAfresh, probes, ms: elapsed() };
 }
 
 /**

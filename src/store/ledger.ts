@@ -30,6 +30,7 @@ import {
   type AbsencePolicy,
   type BoardRow,
   type CrawlCounts,
+  type CrawlPlan,
   type LedgerPosting,
   type PlannedEvent,
   type PlannedInsert,
@@ -41,6 +42,7 @@ import {
 import type { NormalizedJob } from '../domain/posting.ts';
 import type { QualityVerdict } from '../domain/quality.ts';
 import { resolveCompany, type CompanyRef } from './companies.ts';
+import { keepEnrichments } from './enrichment-records.ts';
 import type { DB, JobRow, JobsTable } from './schema.ts';
 
 export interface ApplyCrawlInput {
@@ -225,6 +227,7 @@ export async function writeCrawl(trx: Transaction<DB>, input: ApplyCrawlInput, c
       .execute();
   }
   if (plan.missed.length > 0) await countMissed(trx, plan.missed);
+  await keepEnrichments(trx, keptRecords(input.postings, rows, plan));
 
   // Closures and events last: the first of them takes the feed clock until commit.
   await insertRows(trx, plan.closedInserts.map(insertRow));
@@ -232,6 +235,19 @@ export async function writeCrawl(trx: Transaction<DB>, input: ApplyCrawlInput, c
   if (plan.notSeen.length > 0) await closeNotSeen(trx, plan.notSeen, now);
   await recordChanges(trx, plan.events);
   return plan.counts;
+}
+
+/**
+ * The enrichment records to keep: one for each posting enriched afresh by this crawl, on the row that
+ * holds it after the plan (an existing row, or a new one of either kind of insert).
+ */
+function keptRecords(postings: readonly LedgerPosting[], rows: readonly BoardRow[], plan: CrawlPlan): { jobId: string; digest: string; record: string }[] {
+  const jobIds = new Map(rows.map((r) => [r.sourcePostingId, r.id]));
+  for (const insert of [...plan.liveInserts, ...plan.closedInserts]) jobIds.set(insert.posting.job.sourcePostingId, insert.id);
+  return postings.flatMap(({ job, enrichment }) => {
+    const jobId = jobIds.get(job.sourcePostingId);
+    return enrichment && jobId ? [{ jobId, ...enrichment }] : [];
+  });
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { FieldSources } from '../domain/field-sources.ts';
+import type { EnrichmentRecord } from '../domain/posting.ts';
 
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
@@ -323,6 +324,18 @@ export interface EmailTokensTable {
   used_at: NullableTimestamp;
 }
 
+/**
+ * What each crawled row's enrichment was made from and what it made (migration 031;
+ * src/enrich/enrichment-record.ts): a re-crawl restores the record when the digest still matches.
+ */
+export interface JobEnrichmentsTable {
+  job_id: string;
+  /** sha-256, hex, of the enrichment's inputs (`enrichmentDigest`). */
+  source_digest: string;
+  /** The NormalizedJob without its descriptions (`EnrichmentRecord`); written as JSON text. */
+  record: ColumnType<EnrichmentRecord, string, string>;
+}
+
 /** Direct submissions of vacancies by employers (migration 021; src/ingest/submissions.ts). */
 export interface SubmissionsTable {
   id: Generated<string>;
@@ -386,6 +399,7 @@ export interface DB {
   crawl_targets: CrawlTargetsTable;
   fx_rates: FxRatesTable;
   jobs: JobsTable;
+  job_enrichments: JobEnrichmentsTable;
   change_events: ChangeEventsTable;
   change_feed_clock: ChangeFeedClockTable;
   change_feed_retention: ChangeFeedRetentionTable;

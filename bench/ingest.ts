@@ -2,9 +2,9 @@
  * The ingest benchmark (issue 22): crawl N boards built from the recorded real Ashby payloads
  * (bench/ingest-sources.ts, a loopback server in its own process on Ashby's API path) through the
  * production pipeline: the guarded fetcher, the Ashby connector, enrichment, the quality gate and the
- * ledger, each board under its crawl lease and one of the worker's per-host slots (`withHostSlot`,
- * JOBLEDGER_WORKER_PER_HOST, default 2: every board is on the one Ashby host, as upstream), with the
- * worker's concurrency (JOBLEDGER_WORKER_CONCURRENCY, default 4). Into a fresh database migrated to the
+ * ledger, each board under its crawl lease, its fetch in one of the worker's per-host slots
+ * (`withHostSlot`, JOBLEDGER_WORKER_PER_HOST, default 2: every board is on the one Ashby host, as
+ * upstream), with the worker's concurrency (JOBLEDGER_WORKER_CONCURRENCY, default 4). Into a fresh database migrated to the
  * current schema, dropped afterwards.
  *
  * Measures, in order:
@@ -143,6 +143,8 @@ const deps: PipelineDeps = {
   absence: config.absence,
 };
 const providers = await loadProviders(db);
+// The worker's per-host bound (crawl-worker.ts): each crawl's fetch holds one of the host's slots.
+const slotted: PipelineDeps = { ...deps, upstreamSlot: (row, work) => withHostSlot(db, crawlHost(deps, row), PER_HOST, work) };
 
 /** Run `work` over `rows` with the worker's concurrency. */
 async function eachTarget(rows: CrawlTargetRow[], work: (row: CrawlTargetRow) => Promise<void>): Promise<void> {
@@ -219,13 +221,13 @@ async function profiled<T>(name: string, work: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Crawl every board through the pipeline, as the worker does (per-host slot, crawl lease). */
+/** Crawl every board through the pipeline, as the worker does (crawl lease, its fetch in a per-host slot). */
 async function crawl(rows: CrawlTargetRow[]): Promise<Phase> {
   const before = { node: process.cpuUsage(), pg: await backendCpu(probe), sources: cpuMs(sources.pid!) };
   const reports: CrawlReport[] = [];
   const started = performance.now();
   await eachTarget(rows, async (row) => {
-    reports.push(await withHostSlot(db, crawlHost(deps, row), PER_HOST, () => crawlTarget(deps, providers, row)));
+    reports.push(await crawlTarget(slotted, providers, row));
     if (reports.length % 2000 === 0) log(`${reports.length}/${rows.length} boards`);
   });
   const seconds = (performance.now() - started) / 1000;

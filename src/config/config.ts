@@ -75,7 +75,7 @@ export const ConfigSchema = Type.Object({
   worker: Type.Object({
     inServe: Setting.boolean('JOBLEDGER_SERVE_WORKER', true, 'Run the crawl worker inside `jobledger serve` (true/false). Set false when separate `jobledger worker` processes run.'),
     concurrency: Setting.integer('JOBLEDGER_WORKER_CONCURRENCY', 4, [1, 64], 'Crawls at once in one worker process.'),
-    perHost: Setting.integer('JOBLEDGER_WORKER_PER_HOST', 2, [1, 64], 'Crawls at once against one upstream host, across all worker processes.'),
+    perHost: Setting.integer('JOBLEDGER_WORKER_PER_HOST', 2, [1, 64], 'Requests at once against one upstream host, across all worker processes (a crawl holds a slot while it fetches and probes, not while it writes).'),
     tickSeconds: Setting.integer('JOBLEDGER_WORKER_TICK_SECONDS', 30, [1, 86_400], "Seconds between the worker's scheduling passes (queue due targets, close rows past their close date)."),
     probeLimit: Setting.integer('JOBLEDGER_PROBE_LIMIT', 10, [0, 1000], 'Posting URLs probed after one crawl (rows the board stopped listing; a 404 or 410 closes them as expired_upstream). 0 turns probing off.'),
   }),

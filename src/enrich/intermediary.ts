@@ -76,6 +76,9 @@ const PORTFOLIO_WORDING: readonly RegExp[] = [
   /\b(?:jobs?|careers?|talent) (?:board|network) (?:of|for|across) (?:our|the) portfolio\b/i,
 ];
 
+/** The word every {@link PORTFOLIO_WORDING} pattern contains. */
+const PORTFOLIO_WORD = /portfolio/i;
+
 const TITLE_PREFIX = /^(.{2,40}?)\s+[-–—|:]\s+\S/;
 const TITLE_SUFFIX = /\S\s+(?:[-–—|@]|at)\s+([^-–—|@]{2,40})$/;
 
@@ -101,24 +104,48 @@ function candidateNames(posting: BoardPosting): string[] {
   return [...names];
 }
 
-/** The other employer a posting names, when its text presents that name as the employer. */
-function namedEmployer(posting: BoardPosting, owner: string, ownerPattern: RegExp | undefined): string | undefined {
+/**
+ * The two patterns {@link namedEmployer} tests a candidate name with on one board, compiled once per
+ * name and board rather than once per posting: a board's postings share their departments and teams.
+ */
+interface NamePatterns {
+  /** The text presents the name as the employer. */
+  asEmployer: RegExp;
+  /** The text says the name is part of the board's owner (undefined when the owner has no pattern). */
+  partOfOwner: RegExp | undefined;
+}
+
+function namePatterns(name: string, ownerPattern: RegExp | undefined): NamePatterns {
+  // "Scale.ai" is "Scale" in its own text: the name with a web suffix dropped is as good.
+  const n = [name, name.replace(/\.(?:ai|io|com|dev|co|app|so|xyz)$/i, '')].map(escapeRegExp).join('|');
+  return {
+    asEmployer: new RegExp(
+      `^\\s*(?:${n})\\b|\\b(?:about|at|join|joining)\\s+(?:${n})\\b|(?:^|[.!?\\n]\\s*)(?:${n})(?:'s)?\\s+(?:is|are|was|builds|helps|provides|makes|creates|develops|offers|has)\\b`,
+      'i',
+    ),
+    partOfOwner: ownerPattern
+      ? new RegExp(`(?:${n})[^.\\n]{0,60}\\b(?:a|an|part of|owned by|acquired by|subsidiary of|member of|backed by)\\s+(?:the\\s+)?${ownerPattern.source}|${ownerPattern.source}[^.\\n]{0,40}\\b(?:acquired|owns|brand|studio|family|group)\\b[^.\\n]{0,40}(?:${n})`, 'i')
+      : undefined,
+  };
+}
+
+/**
+ * The other employer a posting names, when its text presents that name as the employer.
+ * @param patterns the board's compiled {@link NamePatterns} by name, filled as names come up.
+ */
+function namedEmployer(posting: BoardPosting, owner: string, ownerPattern: RegExp | undefined, patterns: Map<string, NamePatterns>): string | undefined {
   const text = posting.descriptionText;
   if (!text) return undefined;
   for (const name of candidateNames(posting)) {
     const folded = foldName(name);
     if (!folded || folded.includes(owner) || owner.includes(folded)) continue;
-    // "Scale.ai" is "Scale" in its own text: the name with a web suffix dropped is as good.
-    const n = [name, name.replace(/\.(?:ai|io|com|dev|co|app|so|xyz)$/i, '')].map(escapeRegExp).join('|');
-    const asEmployer = new RegExp(
-      `^\\s*(?:${n})\\b|\\b(?:about|at|join|joining)\\s+(?:${n})\\b|(?:^|[.!?\\n]\\s*)(?:${n})(?:'s)?\\s+(?:is|are|was|builds|helps|provides|makes|creates|develops|offers|has)\\b`,
-      'i',
-    );
-    if (!asEmployer.test(text)) continue;
-    if (ownerPattern) {
-      const partOfOwner = new RegExp(`(?:${n})[^.\\n]{0,60}\\b(?:a|an|part of|owned by|acquired by|subsidiary of|member of|backed by)\\s+(?:the\\s+)?${ownerPattern.source}|${ownerPattern.source}[^.\\n]{0,40}\\b(?:acquired|owns|brand|studio|family|group)\\b[^.\\n]{0,40}(?:${n})`, 'i');
-      if (partOfOwner.test(text)) continue;
+    let compiled = patterns.get(name);
+    if (compiled === undefined) {
+      compiled = namePatterns(name, ownerPattern);
+      patterns.set(name, compiled);
     }
+    if (!compiled.asEmployer.test(text)) continue;
+    if (compiled.partOfOwner?.test(text)) continue;
     return name;
   }
   return undefined;
@@ -143,7 +170,8 @@ export function judgeBoard(postings: readonly BoardPosting[]): BoardPosterEviden
     return { ruleId: 'poster.board_client_wording', posterType: 'staffing', postings: total, matched: clientRows.length, hiringCompanies: [], samples: samplesOf(clientRows) };
   }
 
-  const portfolioRows = postings.filter((p) => p.descriptionText !== undefined && PORTFOLIO_WORDING.some((re) => re.test(p.descriptionText!)));
+  // Every portfolio pattern holds the word, so a text without it is passed over at the cost of one scan.
+  const portfolioRows = postings.filter((p) => p.descriptionText !== undefined && PORTFOLIO_WORD.test(p.descriptionText) && PORTFOLIO_WORDING.some((re) => re.test(p.descriptionText!)));
   if (enough(portfolioRows.length)) {
     return { ruleId: 'poster.board_portfolio', posterType: 'jobboard', postings: total, matched: portfolioRows.length, hiringCompanies: [], samples: samplesOf(portfolioRows) };
   }
@@ -153,8 +181,9 @@ export function judgeBoard(postings: readonly BoardPosting[]): BoardPosterEviden
   const ownerPattern = owner.length >= 2 ? new RegExp(escapeRegExp(ownerName.replace(/\s*(?:,?\s*(?:inc|llc|ltd|gmbh|ag|sas?|bv|nv|plc)\.?)$/i, '').trim()), 'i') : undefined;
   const employers = new Map<string, string>();
   const employerRows: BoardPosting[] = [];
+  const patterns = new Map<string, NamePatterns>();
   for (const posting of postings) {
-    const name = namedEmployer(posting, owner, ownerPattern);
+    const name = namedEmployer(posting, owner, ownerPattern, patterns);
     if (name === undefined) continue;
     employerRows.push(posting);
     if (!employers.has(foldName(name))) employers.set(foldName(name), name);

@@ -12,11 +12,13 @@
  *   `jobledger ingest` started by hand. A queued job whose target was crawled meanwhile (not due any
  *   more) does nothing.
  * - Bounded concurrency: `concurrency` crawls at once in this process (pg-boss `localConcurrency`),
- *   and at most `perHost` crawls at once against one upstream host across every worker. Each job's
- *   pg-boss group is the host of its board URL and `groupConcurrency` keeps most excess jobs queued,
- *   but pg-boss counts active jobs without a lock (two workers fetching at the same instant can both
- *   pass), so the bound itself is a per-host slot held as a PostgreSQL advisory lock for the crawl
- *   (`withHostSlot`).
+ *   and at most `perHost` requests at once against one upstream host across every worker: a crawl
+ *   holds one of the host's slots (`withHostSlot`, a PostgreSQL advisory lock) while it talks to the
+ *   host (the board's fetch, then the probes), not while it enriches and writes what it fetched, so
+ *   one crawl's ledger write overlaps the next one's fetch. Each job's pg-boss group is the host of
+ *   its board URL and `groupConcurrency` (twice `perHost`: as many crawls processing as fetching)
+ *   keeps the excess queued rather than waiting on slots; pg-boss counts active jobs without a lock,
+ *   so the slots, not the groups, are the bound.
  * - Conditional requests (`ETag`/`If-Modified-Since`) come from the connectors; failures are retried
  *   at the next interval, never inside the queue (a failed crawl closes nothing either way).
  */
@@ -46,7 +48,7 @@ export interface CrawlWorkerOptions {
   deps: PipelineDeps;
   /** Crawls at once in this process. */
   concurrency: number;
-  /** Crawls at once against one upstream host, across all workers. */
+  /** Requests at once against one upstream host, across all workers (each crawl's fetch and probes hold one). */
   perHost: number;
   /** Seconds between scheduling passes; 0 disables the timer (call {@link CrawlWorker.tick} yourself). */
   tickSeconds: number;
@@ -97,15 +99,16 @@ export async function startCrawlWorker(options: CrawlWorkerOptions): Promise<Cra
   await boss.start();
   await boss.createQueue(CRAWL_QUEUE, { policy: 'exclusive', retryLimit: 0, expireInSeconds: MAX_CRAWL_SECONDS });
 
+  const slotted: PipelineDeps = { ...deps, upstreamSlot: (row, work) => withHostSlot(deps.db, crawlHost(deps, row), options.perHost, work) };
   let providers = await loadProviders(deps.db);
   await boss.work<CrawlJobData>(
     CRAWL_QUEUE,
-    { localConcurrency: options.concurrency, groupConcurrency: options.perHost, pollingIntervalSeconds: options.pollingSeconds ?? 2 },
+    { localConcurrency: options.concurrency, groupConcurrency: 2 * options.perHost, pollingIntervalSeconds: options.pollingSeconds ?? 2 },
     async (jobs) => {
       for (const job of jobs) {
         const [row] = await listTargets(deps.db, { ids: [job.data.targetId] });
         if (!row) continue;
-        const report = await withHostSlot(deps.db, crawlHost(deps, row), options.perHost, () => crawlTarget(deps, providers, row, { onlyIfDue: true }));
+        const report = await crawlTarget(slotted, providers, row, { onlyIfDue: true });
         observeCrawl(row.provider_id, report);
         options.onReport?.(report);
       }

@@ -45,6 +45,14 @@ export interface PipelineDeps {
   probe?: PostingProbe;
   /** Most posting URLs probed after one crawl (default {@link DEFAULT_PROBE_LIMIT}). */
   probeLimit?: number;
+  /**
+   * The per-host bound on a crawl's exchanges with its upstream host: runs `work` (the connector's
+   * fetch of the board, then the probes of posting URLs) inside one of the host's slots, so a source
+   * never has more of this service's requests in flight than the bound, while enriching and writing
+   * what was fetched hold no slot. The worker passes `withHostSlot` on the target's host; unset, no
+   * bound (one-off imports, tests).
+   */
+  upstreamSlot?: <T>(target: CrawlTargetRow, work: () => Promise<T>) => Promise<T>;
   /** Name of this process in crawl leases (default: host, pid, a random tag and the process space; see crawl-lease.ts). */
   leaseOwner?: string;
   /** Lifetime of a crawl lease without a heartbeat, seconds (default {@link DEFAULT_LEASE_SECONDS}). */
@@ -201,7 +209,7 @@ async function crawlLeased(deps: PipelineDeps, providers: Map<string, ProviderIn
 
   let outcome;
   try {
-    outcome = await connector.crawl(target, deps.fetcher);
+    outcome = await upstream(deps, row, () => connector.crawl(target, deps.fetcher));
   } catch (error) {
     if (error instanceof CrawlError) return fail(error.kind, error.message);
     return fail('internal', (error as Error).message);
@@ -214,7 +222,7 @@ async function crawlLeased(deps: PipelineDeps, providers: Map<string, ProviderIn
     } catch (error) {
       return fail('ledger', (error as Error).message);
     }
-    const probes = await probeMissing(deps, target.id, clock);
+    const probes = await probeMissing(deps, row, clock);
     await recordCrawlRun(deps.db, {
       targetId: target.id,
       startedAt,
@@ -289,7 +297,7 @@ async function crawlLeased(deps: PipelineDeps, providers: Map<string, ProviderIn
       log.warn({ err: error }, 'could not withhold the copies of this board\'s vacancies');
     }
   }
-  const probes = good ? await probeMissing(deps, target.id, clock) : { probed: 0, provedDead: 0 };
+  const probes = good ? await probeMissing(deps, row, clock) : { probed: 0, provedDead: 0 };
   // Postings the source proved dead itself in this crawl (a career page gone or without its
   // JobPosting): the same closure as a probe's 404.
   if (outcome.gone && outcome.gone.length > 0) {
@@ -320,15 +328,25 @@ async function crawlLeased(deps: PipelineDeps, providers: Map<string, ProviderIn
  * Probe the posting URLs of live rows the target's last good crawl did not list; close those whose
  * page answers 404 or 410. One probe at a time, at most `probeLimit` per crawl.
  */
-async function probeMissing(deps: PipelineDeps, targetId: string, clock: () => Date): Promise<ProbeCounts> {
-  if (!deps.probe) return { probed: 0, provedDead: 0 };
-  const rows = await missingRowsToProbe(deps.db, targetId, deps.probeLimit ?? DEFAULT_PROBE_LIMIT);
-  const dead: string[] = [];
-  for (const row of rows) {
-    if ((await deps.probe.check(row.postingUrl)) === 'gone') dead.push(row.id);
-  }
+async function probeMissing(deps: PipelineDeps, target: CrawlTargetRow, clock: () => Date): Promise<ProbeCounts> {
+  const probe = deps.probe;
+  if (!probe) return { probed: 0, provedDead: 0 };
+  const rows = await missingRowsToProbe(deps.db, target.id, deps.probeLimit ?? DEFAULT_PROBE_LIMIT);
+  if (rows.length === 0) return { probed: 0, provedDead: 0 };
+  const dead = await upstream(deps, target, async () => {
+    const gone: string[] = [];
+    for (const row of rows) {
+      if ((await probe.check(row.postingUrl)) === 'gone') gone.push(row.id);
+    }
+    return gone;
+  });
   const provedDead = await closeProvedDead(deps.db, dead, clock());
   return { probed: rows.length, provedDead };
+}
+
+/** Run `work` under the pipeline's per-host bound ({@link PipelineDeps.upstreamSlot}), when it has one. */
+function upstream<T>(deps: PipelineDeps, target: CrawlTargetRow, work: () => Promise<T>): Promise<T> {
+  return deps.upstreamSlot ? deps.upstreamSlot(target, work) : work();
 }
 
 export interface CrawlAllOptions {

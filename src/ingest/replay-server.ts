@@ -89,6 +89,14 @@ export interface ReplayServer {
   /** Every request received so far (tests may clear it with `requests.length = 0`). */
   requests: ReplayRequest[];
   /**
+   * The most requests this server was answering at once since it started or since the last
+   * {@link resetPeakInFlight} (from a request's arrival until its response is finished or its
+   * connection closes): what a source sees of a crawler's per-host politeness.
+   */
+  readonly peakInFlight: number;
+  /** Start counting {@link peakInFlight} afresh. */
+  resetPeakInFlight(): void;
+  /**
    * Answer `pathname` (without query string, as sent on the wire, e.g. `/posting-api/job-board/Synergy%20Pet%20Group`)
    * with `response` from now on; `null` removes the override.
    */
@@ -309,7 +317,12 @@ export async function startReplayServer(options: ReplayServerOptions): Promise<R
     sendJson(req, res, 404, { error: 'not found' });
   }
 
+  let inFlight = 0;
+  let peakInFlight = 0;
   const server = http.createServer((req, res) => {
+    inFlight++;
+    peakInFlight = Math.max(peakInFlight, inFlight);
+    res.once('close', () => inFlight--);
     handle(req, res).catch((err: unknown) => {
       if (!res.headersSent) sendJson(req, res, 500, { error: 'replay server failure', message: (err as Error).message });
       else res.destroy();
@@ -331,6 +344,12 @@ export async function startReplayServer(options: ReplayServerOptions): Promise<R
     url,
     baseUrls: Object.fromEntries(CONNECTORS.flatMap((c: ConnectorDescriptor) => (c.baseUrl ? [[c.id, `${url}${c.replay?.basePath ?? ''}`]] : []))) as SourceUrls,
     requests,
+    get peakInFlight() {
+      return peakInFlight;
+    },
+    resetPeakInFlight() {
+      peakInFlight = inFlight;
+    },
     pageUrl: (postingUrl: string) => `${url}${postingPagePath(postingUrl)}`,
     pagePath: postingPagePath,
     override(pathname: string, response: ReplayOverride | null): void {

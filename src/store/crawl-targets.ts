@@ -147,27 +147,60 @@ export async function dueTargets(db: Kysely<DB>): Promise<CrawlTargetRow[]> {
 /** Advisory-lock namespace of per-host crawl slots (any process of this service uses the same one). */
 const HOST_SLOT_LOCK_SPACE = 4_711_002;
 
+/** Wake-ups of this process's waiters for a slot of each host, called when this process frees one. */
+const slotWaiters = new Map<string, Set<() => void>>();
+/** The slots of each host this process holds: asking PostgreSQL for one of them could only fail. */
+const heldSlots = new Map<string, Set<number>>();
+
+/** Wait `pollMs`, or less when this process frees a slot of `host` meanwhile. */
+function slotFreedOrPoll(host: string, pollMs: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const waiters = slotWaiters.get(host) ?? new Set<() => void>();
+    slotWaiters.set(host, waiters);
+    const wake = () => {
+      clearTimeout(timer);
+      waiters.delete(wake);
+      if (waiters.size === 0 && slotWaiters.get(host) === waiters) slotWaiters.delete(host);
+      resolve();
+    };
+    const timer = setTimeout(wake, pollMs);
+    waiters.add(wake);
+  });
+}
+
 /**
  * Run `fn` while holding one of `slots` crawl slots of `host`, across every process on this database:
  * a PostgreSQL session advisory lock on (host, slot) held by a dedicated connection for the duration,
- * so a process that dies frees its slot with its connection. Waits (polling every `pollMs`) while all
- * slots are taken.
+ * so a process that dies frees its slot with its connection. While all slots are taken it tries again
+ * every `pollMs`, and at once when another caller in this process frees a slot of the host (a slot
+ * held for one fetch is free again within milliseconds; polling alone would leave it idle).
  */
 export async function withHostSlot<T>(db: Kysely<DB>, host: string, slots: number, fn: () => Promise<T>, pollMs = 200): Promise<T> {
   return db.connection().execute(async (conn) => {
     for (;;) {
       for (let slot = 0; slot < slots; slot++) {
+        const held = heldSlots.get(host) ?? new Set<number>();
+        if (held.has(slot)) continue;
         const key = `${host}#${slot}`;
-        const { rows } = await sql<{ ok: boolean }>`SELECT pg_try_advisory_lock(${HOST_SLOT_LOCK_SPACE}, hashtext(${key})) AS ok`.execute(conn);
-        if (rows[0]?.ok) {
+        // Marked before asking, so a concurrent caller of this process does not ask for it as well.
+        held.add(slot);
+        heldSlots.set(host, held);
+        let locked = false;
+        try {
+          const { rows } = await sql<{ ok: boolean }>`SELECT pg_try_advisory_lock(${HOST_SLOT_LOCK_SPACE}, hashtext(${key})) AS ok`.execute(conn);
+          locked = rows[0]?.ok === true;
+          if (locked) return await fn();
+        } finally {
           try {
-            return await fn();
+            if (locked) await sql`SELECT pg_advisory_unlock(${HOST_SLOT_LOCK_SPACE}, hashtext(${key}))`.execute(conn);
           } finally {
-            await sql`SELECT pg_advisory_unlock(${HOST_SLOT_LOCK_SPACE}, hashtext(${key}))`.execute(conn);
+            held.delete(slot);
+            if (held.size === 0 && heldSlots.get(host) === held) heldSlots.delete(host);
+            if (locked) for (const wake of [...(slotWaiters.get(host) ?? [])]) wake();
           }
         }
       }
-      await new Promise((resolve) => setTimeout(resolve, pollMs));
+      await slotFreedOrPoll(host, pollMs);
     }
   });
 }
@@ -209,58 +242,59 @@ export interface CrawlRunRecord {
   posterEvidence?: object | null;
 }
 
-/** Record a crawl's outcome on its target and in `crawl_runs`. */
+/**
+ * Record a crawl's outcome on its target and in `crawl_runs`, in one statement (the target's update
+ * as a data-modifying CTE of the run's insert: atomic without a transaction's extra round trips).
+ */
 export async function recordCrawlRun(db: Kysely<DB>, run: CrawlRunRecord): Promise<void> {
-  await db.transaction().execute(async (trx) => {
-    if (run.outcome === 'failed') {
-      await trx
-        .updateTable('crawl_targets')
-        .set((eb) => ({
-          last_attempt_at: run.startedAt,
-          last_error: run.error ?? run.errorKind ?? 'failed',
-          consecutive_failures: eb('consecutive_failures', '+', 1),
-        }))
-        .where('id', '=', run.targetId)
-        .execute();
-    } else {
-      await trx
-        .updateTable('crawl_targets')
-        .set((eb) => ({
-          last_attempt_at: run.startedAt,
-          last_success_at: run.finishedAt,
-          last_error: null,
-          consecutive_failures: 0,
-          // Validators of an empty answer are dropped: a later 304 must never stand for "still empty",
-          // because the absence rule would read it as one more good crawl without every row.
-          ...(run.outcome === 'fetched'
-            ? { etag: run.goodCrawl ? (run.etag ?? null) : null, last_modified: run.goodCrawl ? (run.lastModified ?? null) : null }
-            : {}),
-          ...(run.goodCrawl ? { good_crawls: eb('good_crawls', '+', 1) } : {}),
-          ...(run.goodCrawl && run.posterEvidence !== undefined ? { poster_evidence: run.posterEvidence === null ? null : JSON.stringify(run.posterEvidence) } : {}),
-          // Like the validators: the memory of an empty answer is not kept, so a later all-304 crawl
-          // never stands for "still empty" (the last good crawl's memory stays).
-          ...(run.outcome === 'fetched' && run.goodCrawl && run.siteState !== undefined ? { site_state: JSON.stringify(run.siteState) } : {}),
-        }))
-        .where('id', '=', run.targetId)
-        .execute();
-    }
-    await trx
-      .insertInto('crawl_runs')
-      .values({
-        target_id: run.targetId,
-        started_at: run.startedAt,
-        finished_at: run.finishedAt,
-        outcome: run.outcome,
-        error_kind: run.errorKind ?? null,
-        postings: run.counts?.postings ?? 0,
-        created: run.counts?.created ?? 0,
-        updated: run.counts?.updated ?? 0,
-        unchanged: run.counts?.unchanged ?? 0,
-        closed: run.counts?.closed ?? 0,
-        withdrawn: run.counts?.withdrawn ?? 0,
-      })
-      .execute();
-  });
+  await db
+    .with('target', (qb) =>
+      run.outcome === 'failed'
+        ? qb
+            .updateTable('crawl_targets')
+            .set((eb) => ({
+              last_attempt_at: run.startedAt,
+              last_error: run.error ?? run.errorKind ?? 'failed',
+              consecutive_failures: eb('consecutive_failures', '+', 1),
+            }))
+            .where('id', '=', run.targetId)
+            .returning('id')
+        : qb
+            .updateTable('crawl_targets')
+            .set((eb) => ({
+              last_attempt_at: run.startedAt,
+              last_success_at: run.finishedAt,
+              last_error: null,
+              consecutive_failures: 0,
+              // Validators of an empty answer are dropped: a later 304 must never stand for "still empty",
+              // because the absence rule would read it as one more good crawl without every row.
+              ...(run.outcome === 'fetched'
+                ? { etag: run.goodCrawl ? (run.etag ?? null) : null, last_modified: run.goodCrawl ? (run.lastModified ?? null) : null }
+                : {}),
+              ...(run.goodCrawl ? { good_crawls: eb('good_crawls', '+', 1) } : {}),
+              ...(run.goodCrawl && run.posterEvidence !== undefined ? { poster_evidence: run.posterEvidence === null ? null : JSON.stringify(run.posterEvidence) } : {}),
+              // Like the validators: the memory of an empty answer is not kept, so a later all-304 crawl
+              // never stands for "still empty" (the last good crawl's memory stays).
+              ...(run.outcome === 'fetched' && run.goodCrawl && run.siteState !== undefined ? { site_state: JSON.stringify(run.siteState) } : {}),
+            }))
+            .where('id', '=', run.targetId)
+            .returning('id'),
+    )
+    .insertInto('crawl_runs')
+    .values({
+      target_id: run.targetId,
+      started_at: run.startedAt,
+      finished_at: run.finishedAt,
+      outcome: run.outcome,
+      error_kind: run.errorKind ?? null,
+      postings: run.counts?.postings ?? 0,
+      created: run.counts?.created ?? 0,
+      updated: run.counts?.updated ?? 0,
+      unchanged: run.counts?.unchanged ?? 0,
+      closed: run.counts?.closed ?? 0,
+      withdrawn: run.counts?.withdrawn ?? 0,
+    })
+    .execute();
 }
 
 /**

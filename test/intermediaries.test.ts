@@ -53,20 +53,22 @@ describe('a portfolio board crawled end to end', () => {
   const ctx = useTestApp();
   let dir: string;
   let replay: ReplayServer;
+  let fetcher: ReturnType<typeof createFetcher>;
+  let crawl: () => ReturnType<typeof crawlTargets>;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'jobledger-portfolio-'));
     mkdirSync(join(dir, 'ashby'));
     writeFileSync(join(dir, 'ashby', `${BOARD}.json`), JSON.stringify(payload()));
     replay = await startReplayServer({ fixturesDir: dir, host: '127.0.0.1', port: 0 });
-    const fetcher = createFetcher(testFetchConfig());
+    fetcher = createFetcher(testFetchConfig());
     await upsertTarget(ctx.t.db, { providerId: 'ashby', board: BOARD, companyName: 'Northstar Ventures' });
-    const targets = await ctx.t.db.selectFrom('crawl_targets').selectAll().where('board', '=', BOARD).execute();
-    const reports = await crawlTargets({ db: ctx.t.db, connectors: createConnectors(replay.baseUrls), fetcher, fx: loadFxRates(), log: pino({ level: 'silent' }) }, targets);
-    expect(outcomes(reports)).toEqual(['fetched']);
-    await fetcher.close();
+    const deps = { db: ctx.t.db, connectors: createConnectors(replay.baseUrls), fetcher, fx: loadFxRates(), log: pino({ level: 'silent' }) };
+    crawl = async () => crawlTargets(deps, await ctx.t.db.selectFrom('crawl_targets').selectAll().where('board', '=', BOARD).execute());
+    expect(outcomes(await crawl())).toEqual(['fetched']);
   });
   afterAll(async () => {
+    await fetcher?.close();
     await replay?.close();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -90,5 +92,15 @@ describe('a portfolio board crawled end to end', () => {
       matched: 4,
       hiringCompanies: ['Acme Robotics', 'Globex', 'Hooli', 'Initech'],
     });
+  });
+
+  it('is judged the same from its kept enrichment records when fetched in full again, and nothing changes', async () => {
+    const before = await ctx.t.db.selectFrom('jobs').select(['id', 'poster_type', 'poster_rule_id', 'content_hash', 'served']).orderBy('id').execute();
+    await ctx.t.db.updateTable('crawl_targets').set({ etag: null, last_modified: null }).where('board', '=', BOARD).execute();
+    const [report] = await crawl();
+    expect(report).toMatchObject({ outcome: 'fetched', enriched: 0, counts: { postings: ADVERTS.length, unchanged: ADVERTS.length, updated: 0 } });
+    expect(await ctx.t.db.selectFrom('jobs').select(['id', 'poster_type', 'poster_rule_id', 'content_hash', 'served']).orderBy('id').execute()).toEqual(before);
+    const target = await ctx.t.db.selectFrom('crawl_targets').select('poster_evidence').where('board', '=', BOARD).executeTakeFirstOrThrow();
+    expect(target.poster_evidence).toMatchObject({ ruleId: 'poster.board_many_employers', matched: 4, hiringCompanies: ['Acme Robotics', 'Globex', 'Hooli', 'Initech'] });
   });
 });

@@ -131,11 +131,26 @@ export interface LedgerPosting {
   job: NormalizedJob;
   verdict: QualityVerdict;
   /**
-   * Set when this crawl enriched the posting afresh: the digest of the enrichment's inputs and the
-   * record to keep with the row (JSON text; src/enrich/enrichment-record.ts), so the next crawl can
-   * restore it instead. Unset when the job was restored from the kept record, or comes from no crawl.
+   * Set when this crawl enriched the posting afresh: what to keep with the row so the next crawl can
+   * restore it instead (src/enrich/enrichment-record.ts): the digest of the enrichment's inputs, the
+   * record (JSON text), its content hash and the posting's board signals (JSON text). Unset when the
+   * job was restored from the kept record, or comes from no crawl.
    */
-  enrichment?: { digest: string; record: string };
+  enrichment?: KeptEnrichmentRecord;
+  /** `contentHash(job)` when the caller knows it already (a kept one); computed when unset. */
+  contentHash?: string;
+}
+
+/** What the ledger keeps beside a crawled row for the next crawl (`job_enrichments`, migration 031). */
+export interface KeptEnrichmentRecord {
+  /** sha-256, hex, of the enrichment's inputs. */
+  digest: string;
+  /** The NormalizedJob as enrichment made it, without its descriptions: JSON text. */
+  record: string;
+  /** `contentHash` of that NormalizedJob with its descriptions. */
+  contentHash: string;
+  /** What the board judgement reads of the posting: JSON text. */
+  boardSignals: string;
 }
 
 /** A row of the crawled provider as the ledger holds it, locked for the crawl. */
@@ -287,7 +302,7 @@ export function planCrawl(input: {
 
   for (const posting of postings) {
     const { job, verdict } = posting;
-    const hash = contentHash(job);
+    const hash = posting.contentHash ?? contentHash(job);
     const row = existing.get(job.sourcePostingId);
     const closesAt = job.upstreamClosesAt ? new Date(job.upstreamClosesAt) : undefined;
     const transition = decideTransition(row, { contentHash: hash, verdict, posterTyped: job.posterType !== undefined, upstreamClosesAt: closesAt }, now);

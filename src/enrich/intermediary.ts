@@ -104,48 +104,76 @@ function candidateNames(posting: BoardPosting): string[] {
   return [...names];
 }
 
-/**
- * The two patterns {@link namedEmployer} tests a candidate name with on one board, compiled once per
- * name and board rather than once per posting: a board's postings share their departments and teams.
- */
-interface NamePatterns {
-  /** The text presents the name as the employer. */
-  asEmployer: RegExp;
-  /** The text says the name is part of the board's owner (undefined when the owner has no pattern). */
-  partOfOwner: RegExp | undefined;
-}
+/** The compiled "presented as the employer" pattern of each candidate name, within one board. */
+type PatternCache = Map<string, RegExp>;
 
-function namePatterns(name: string, ownerPattern: RegExp | undefined): NamePatterns {
-  // "Scale.ai" is "Scale" in its own text: the name with a web suffix dropped is as good.
-  const n = [name, name.replace(/\.(?:ai|io|com|dev|co|app|so|xyz)$/i, '')].map(escapeRegExp).join('|');
-  return {
-    asEmployer: new RegExp(
+/**
+ * Whether `text` presents `name` as the employer ("About X", "join X", "X is …"). The pattern is
+ * compiled once per name and board: a board's postings share their departments and teams.
+ */
+function presentsAsEmployer(name: string, text: string, cache: PatternCache): boolean {
+  let pattern = cache.get(name);
+  if (pattern === undefined) {
+    // "Scale.ai" is "Scale" in its own text: the name with a web suffix dropped is as good.
+    const n = namePattern(name);
+    pattern = new RegExp(
       `^\\s*(?:${n})\\b|\\b(?:about|at|join|joining)\\s+(?:${n})\\b|(?:^|[.!?\\n]\\s*)(?:${n})(?:'s)?\\s+(?:is|are|was|builds|helps|provides|makes|creates|develops|offers|has)\\b`,
       'i',
-    ),
-    partOfOwner: ownerPattern
-      ? new RegExp(`(?:${n})[^.\\n]{0,60}\\b(?:a|an|part of|owned by|acquired by|subsidiary of|member of|backed by)\\s+(?:the\\s+)?${ownerPattern.source}|${ownerPattern.source}[^.\\n]{0,40}\\b(?:acquired|owns|brand|studio|family|group)\\b[^.\\n]{0,40}(?:${n})`, 'i')
-      : undefined,
+    );
+    cache.set(name, pattern);
+  }
+  return pattern.test(text);
+}
+
+/** A candidate name as a pattern: itself, or itself without a web suffix. */
+function namePattern(name: string): string {
+  return [name, name.replace(/\.(?:ai|io|com|dev|co|app|so|xyz)$/i, '')].map(escapeRegExp).join('|');
+}
+
+/**
+ * What the board judgement reads of one posting, worked out once per posting: it depends on the
+ * posting alone, not on the rest of its board, so a re-crawl keeps it with the posting's enrichment
+ * record (src/enrich/enrichment-record.ts) instead of scanning the advert again.
+ */
+export interface BoardSignals {
+  /** The advert is written for a client (agency wording), or its department or team says so (rule 1). */
+  client: boolean;
+  /** The advert uses portfolio wording (rule 2). */
+  portfolio: boolean;
+  /**
+   * The candidate employer names (department, team, title prefix and suffix, in that order) that the
+   * advert's text presents as the employer (rule 3, before the board's owner is ruled out).
+   */
+  presented: string[];
+}
+
+/**
+ * The {@link BoardSignals} of one posting.
+ * @param cache compiled name patterns shared by the postings of one board (optional).
+ */
+export function boardSignals(posting: BoardPosting, cache: PatternCache = new Map()): BoardSignals {
+  const text = posting.descriptionText;
+  return {
+    client: hasAgencyWording(text) || [posting.department, posting.team].some((d) => d !== undefined && CLIENT_DEPARTMENT.test(d.trim())),
+    // Every portfolio pattern holds the word, so a text without it is passed over at the cost of one scan.
+    portfolio: text !== undefined && PORTFOLIO_WORD.test(text) && PORTFOLIO_WORDING.some((re) => re.test(text)),
+    presented: text ? candidateNames(posting).filter((name) => presentsAsEmployer(name, text, cache)) : [],
   };
 }
 
 /**
- * The other employer a posting names, when its text presents that name as the employer.
- * @param patterns the board's compiled {@link NamePatterns} by name, filled as names come up.
+ * The other employer a posting names: the first name its text presents as the employer that is not
+ * the board's owner, nor said by the text to be part of the owner.
  */
-function namedEmployer(posting: BoardPosting, owner: string, ownerPattern: RegExp | undefined, patterns: Map<string, NamePatterns>): string | undefined {
-  const text = posting.descriptionText;
-  if (!text) return undefined;
-  for (const name of candidateNames(posting)) {
+function namedEmployer(posting: BoardPosting, presented: readonly string[], owner: string, ownerPattern: RegExp | undefined): string | undefined {
+  for (const name of presented) {
     const folded = foldName(name);
     if (!folded || folded.includes(owner) || owner.includes(folded)) continue;
-    let compiled = patterns.get(name);
-    if (compiled === undefined) {
-      compiled = namePatterns(name, ownerPattern);
-      patterns.set(name, compiled);
+    if (ownerPattern) {
+      const n = namePattern(name);
+      const partOfOwner = new RegExp(`(?:${n})[^.\\n]{0,60}\\b(?:a|an|part of|owned by|acquired by|subsidiary of|member of|backed by)\\s+(?:the\\s+)?${ownerPattern.source}|${ownerPattern.source}[^.\\n]{0,40}\\b(?:acquired|owns|brand|studio|family|group)\\b[^.\\n]{0,40}(?:${n})`, 'i');
+      if (partOfOwner.test(posting.descriptionText ?? '')) continue;
     }
-    if (!compiled.asEmployer.test(text)) continue;
-    if (compiled.partOfOwner?.test(text)) continue;
     return name;
   }
   return undefined;
@@ -154,24 +182,26 @@ function namedEmployer(posting: BoardPosting, owner: string, ownerPattern: RegEx
 /**
  * Judge one board from the postings of one crawl.
  *
- * @param postings every posting the crawl read (of one board; one owner).
+ * @param postings every posting the crawl read (of one board; one owner), each with its
+ *        {@link BoardSignals} when they are known already (otherwise they are worked out here).
  * @returns the evidence when the board is an intermediary's (rules in the module docstring), or
  *          undefined: nothing at board level says so (single postings may still be flagged by
  *          poster-type.ts).
  */
-export function judgeBoard(postings: readonly BoardPosting[]): BoardPosterEvidence | undefined {
+export function judgeBoard(postings: ReadonlyArray<BoardPosting & { signals?: BoardSignals }>): BoardPosterEvidence | undefined {
   const total = postings.length;
   if (total === 0) return undefined;
   const enough = (matched: number): boolean => matched >= MIN_MATCHED && matched >= MIN_SHARE * total;
   const samplesOf = (list: readonly BoardPosting[]): string[] => list.slice(0, 3).map((p) => p.title);
+  const cache: PatternCache = new Map();
+  const signals = postings.map((p) => p.signals ?? boardSignals(p, cache));
 
-  const clientRows = postings.filter((p) => hasAgencyWording(p.descriptionText) || [p.department, p.team].some((d) => d !== undefined && CLIENT_DEPARTMENT.test(d.trim())));
+  const clientRows = postings.filter((_, i) => signals[i]!.client);
   if (enough(clientRows.length)) {
     return { ruleId: 'poster.board_client_wording', posterType: 'staffing', postings: total, matched: clientRows.length, hiringCompanies: [], samples: samplesOf(clientRows) };
   }
 
-  // Every portfolio pattern holds the word, so a text without it is passed over at the cost of one scan.
-  const portfolioRows = postings.filter((p) => p.descriptionText !== undefined && PORTFOLIO_WORD.test(p.descriptionText) && PORTFOLIO_WORDING.some((re) => re.test(p.descriptionText!)));
+  const portfolioRows = postings.filter((_, i) => signals[i]!.portfolio);
   if (enough(portfolioRows.length)) {
     return { ruleId: 'poster.board_portfolio', posterType: 'jobboard', postings: total, matched: portfolioRows.length, hiringCompanies: [], samples: samplesOf(portfolioRows) };
   }
@@ -181,9 +211,8 @@ export function judgeBoard(postings: readonly BoardPosting[]): BoardPosterEviden
   const ownerPattern = owner.length >= 2 ? new RegExp(escapeRegExp(ownerName.replace(/\s*(?:,?\s*(?:inc|llc|ltd|gmbh|ag|sas?|bv|nv|plc)\.?)$/i, '').trim()), 'i') : undefined;
   const employers = new Map<string, string>();
   const employerRows: BoardPosting[] = [];
-  const patterns = new Map<string, NamePatterns>();
-  for (const posting of postings) {
-    const name = namedEmployer(posting, owner, ownerPattern, patterns);
+  for (const [i, posting] of postings.entries()) {
+    const name = namedEmployer(posting, signals[i]!.presented, owner, ownerPattern);
     if (name === undefined) continue;
     employerRows.push(posting);
     if (!employers.has(foldName(name))) employers.set(foldName(name), name);
@@ -201,24 +230,28 @@ export function judgeBoard(postings: readonly BoardPosting[]): BoardPosterEviden
   return undefined;
 }
 
+/** What the board judgement reads of an enriched posting: the job's title, company and text, the source's department and team. */
+export function boardPosting(posting: SourcePosting, job: NormalizedJob): BoardPosting {
+  return {
+    title: job.title,
+    companyName: job.companyName,
+    department: posting.hints?.department,
+    team: posting.hints?.team,
+    descriptionText: job.descriptionText,
+  };
+}
+
 /**
  * Judge a board from its enriched postings and mark every row the per-posting rules left employer-direct
  * with the board's poster type and rule id. This is what the pipeline runs after enrichment, per crawl.
  *
  * @param rows the crawl's postings as read (`posting`: department and team hints) and enriched (`job`,
- *             mutated: `posterType` and `posterRuleId` set on rows that had none).
+ *             mutated: `posterType` and `posterRuleId` set on rows that had none), each with its
+ *             {@link BoardSignals} when they are known already.
  * @returns the board's evidence, or undefined when the board is not an intermediary's.
  */
-export function applyBoardPosterType(rows: ReadonlyArray<{ posting: SourcePosting; job: NormalizedJob }>): BoardPosterEvidence | undefined {
-  const evidence = judgeBoard(
-    rows.map(({ posting, job }) => ({
-      title: job.title,
-      companyName: job.companyName,
-      department: posting.hints?.department,
-      team: posting.hints?.team,
-      descriptionText: job.descriptionText,
-    })),
-  );
+export function applyBoardPosterType(rows: ReadonlyArray<{ posting: SourcePosting; job: NormalizedJob; signals?: BoardSignals }>): BoardPosterEvidence | undefined {
+  const evidence = judgeBoard(rows.map(({ posting, job, signals }) => ({ ...boardPosting(posting, job), signals })));
   if (!evidence) return undefined;
   for (const { job } of rows) {
     if (job.posterType !== undefined) continue;

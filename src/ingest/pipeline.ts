@@ -10,8 +10,9 @@ import type { CrawlTarget } from '../domain/crawl-target.ts';
 import { boardContext, enrichPosting, type ProviderProfile } from '../enrich/enrich.ts';
 import { enrichmentDigest, enrichmentRecord, restoreEnrichment } from '../enrich/enrichment-record.ts';
 import type { FxRates } from '../enrich/fx.ts';
-import { applyBoardPosterType, type BoardPosterEvidence } from '../enrich/intermediary.ts';
-import { DEFAULT_ABSENCE_POLICY, type AbsencePolicy, type CrawlCounts, type LedgerPosting } from '../domain/lifecycle.ts';
+import { applyBoardPosterType, boardPosting, boardSignals, type BoardPosterEvidence, type BoardSignals } from '../enrich/intermediary.ts';
+import { contentHash, DEFAULT_ABSENCE_POLICY, type AbsencePolicy, type CrawlCounts, type KeptEnrichmentRecord, type LedgerPosting } from '../domain/lifecycle.ts';
+import type { NormalizedJob, SourcePosting } from '../domain/posting.ts';
 import { applyCrawl, applyUnchangedBoard, closeProvedDead, liveRowsBySourceIds, missingRowsToProbe, sourceIdsHeldBy, withholdCopies } from '../store/ledger.ts';
 import { keptEnrichments } from '../store/enrichment-records.ts';
 import { acquireCrawlLease, crawlLeaseHolder, recordCrawlRun, releaseCrawlLease, renewCrawlLease, toCrawlTarget } from '../store/crawl-targets.ts';
@@ -243,22 +244,12 @@ async function crawlLeased(deps: PipelineDeps, providers: Map<string, ProviderIn
     const optouts = await loadActiveOptouts(deps.db);
     // Copies of vacancies a superseding provider has (the USAJOBS mirror's of the Search API's).
     const copies = await sourceIdsHeldBy(deps.db, supersedingProviders(provider.id), outcome.postings.map((p) => p.sourcePostingId));
-    const board = boardContext(outcome.postings);
-    // Postings whose enrichment inputs are unchanged since the last crawl get their kept record back
-    // instead of being enriched again (enrich/enrichment-record.ts).
-    const digests = outcome.postings.map((posting) => enrichmentDigest(posting, provider, deps.fx, board));
-    const kept = await keptEnrichments(deps.db, provider.id, outcome.postings.map((posting, i) => ({ sourcePostingId: posting.sourcePostingId, digest: digests[i]! })));
-    const enriched = outcome.postings.map((posting, i) => {
-      const record = kept.get(posting.sourcePostingId);
-      if (record) return { posting, job: restoreEnrichment(record.record, { html: record.descriptionHtml, text: record.descriptionText }) };
-      const job = enrichPosting(posting, provider, deps.fx, board);
-      return { posting, job, enrichment: { digest: digests[i]!, record: enrichmentRecord(job) } };
-    });
-    enrichedAfresh = enriched.length - kept.size;
+    const { enriched, afresh } = await enrichBoard(deps, provider, outcome.postings);
+    enrichedAfresh = afresh;
     // An intermediary's board is judged as a whole (issue 15 class 2): its rows get the board's poster type.
     posterEvidence = applyBoardPosterType(enriched) ?? null;
     if (posterEvidence) log.info({ posterEvidence }, 'board judged an intermediary\'s; its rows are not served as employer-direct');
-    postings = enriched.map(({ job, enrichment }) => {
+    postings = enriched.map(({ job, enrichment, asEnriched }) => {
       const verdict = judgePosting(job, {
         providerId: provider.id,
         redistributable: provider.redistributable,
@@ -269,7 +260,9 @@ async function crawlLeased(deps: PipelineDeps, providers: Map<string, ProviderIn
         supersededCopy: copies.has(job.sourcePostingId),
         now: startedAt,
       });
-      return { job, verdict, enrichment };
+      // The kept or computed hash holds while the board judgement left the job as enrichment made it.
+      const unjudged = job.posterType === asEnriched.posterType && job.posterRuleId === asEnriched.posterRuleId;
+      return { job, verdict, enrichment, contentHash: unjudged ? asEnriched.contentHash : undefined };
     });
   } catch (error) {
     return fail('internal', `enrichment failed: ${(error as Error).message}`);
@@ -322,6 +315,45 @@ async function crawlLeased(deps: PipelineDeps, providers: Map<string, ProviderIn
   });
   log.info({ ...counts, ...probes, skipped: outcome.skipped, enriched: enrichedAfresh }, 'board crawled');
   return { targetId: target.id, outcome: 'fetched', counts, skipped: outcome.skipped, enriched: enrichedAfresh, probes, ms: elapsed() };
+}
+
+/** A posting of a crawl, enriched afresh or restored from its kept record (enrich/enrichment-record.ts). */
+interface EnrichedPosting {
+  posting: SourcePosting;
+  job: NormalizedJob;
+  /** What the board judgement reads of it. */
+  signals: BoardSignals;
+  /** What to keep with its row, when it was enriched afresh. */
+  enrichment?: KeptEnrichmentRecord;
+  /** The job as enrichment made it, before the board judgement: its content hash and poster type. */
+  asEnriched: { contentHash: string; posterType: NormalizedJob['posterType']; posterRuleId: string | undefined };
+}
+
+/**
+ * Enrich one board's postings, restoring the kept record of each posting whose enrichment inputs did
+ * not change since it was enriched (one query) instead of enriching it again.
+ * @returns the postings in order, and how many were enriched afresh.
+ * @throws the database's error when the kept records cannot be read.
+ */
+async function enrichBoard(deps: PipelineDeps, provider: ProviderInfo, postings: readonly SourcePosting[]): Promise<{ enriched: EnrichedPosting[]; afresh: number }> {
+  const board = boardContext(postings);
+  const digests = postings.map((posting) => enrichmentDigest(posting, provider, deps.fx, board));
+  const kept = await keptEnrichments(deps.db, provider.id, postings.map((posting, i) => ({ sourcePostingId: posting.sourcePostingId, digest: digests[i]! })));
+  const cache = new Map<string, RegExp>();
+  const enriched = postings.map((posting, i): EnrichedPosting => {
+    const found = kept.get(posting.sourcePostingId);
+    if (found) {
+      const job = restoreEnrichment(found.record, { html: found.descriptionHtml, text: found.descriptionText });
+      // Written by this function below, from the same inputs (the digest covers intermediary.ts).
+      const signals = found.boardSignals as BoardSignals;
+      return { posting, job, signals, asEnriched: { contentHash: found.contentHash, posterType: job.posterType, posterRuleId: job.posterRuleId } };
+    }
+    const job = enrichPosting(posting, provider, deps.fx, board);
+    const signals = boardSignals(boardPosting(posting, job), cache);
+    const enrichment: KeptEnrichmentRecord = { digest: digests[i]!, record: enrichmentRecord(job), contentHash: contentHash(job), boardSignals: JSON.stringify(signals) };
+    return { posting, job, signals, enrichment, asEnriched: { contentHash: enrichment.contentHash, posterType: job.posterType, posterRuleId: job.posterRuleId } };
+  });
+  return { enriched, afresh: postings.length - kept.size };
 }
 
 /**

@@ -31,6 +31,7 @@ import {
   type BoardRow,
   type CrawlCounts,
   type CrawlPlan,
+  type KeptEnrichmentRecord,
   type LedgerPosting,
   type PlannedEvent,
   type PlannedInsert,
@@ -241,7 +242,7 @@ export async function writeCrawl(trx: Transaction<DB>, input: ApplyCrawlInput, c
  * The enrichment records to keep: one for each posting enriched afresh by this crawl, on the row that
  * holds it after the plan (an existing row, or a new one of either kind of insert).
  */
-function keptRecords(postings: readonly LedgerPosting[], rows: readonly BoardRow[], plan: CrawlPlan): { jobId: string; digest: string; record: string }[] {
+function keptRecords(postings: readonly LedgerPosting[], rows: readonly BoardRow[], plan: CrawlPlan): (KeptEnrichmentRecord & { jobId: string })[] {
   const jobIds = new Map(rows.map((r) => [r.sourcePostingId, r.id]));
   for (const insert of [...plan.liveInserts, ...plan.closedInserts]) jobIds.set(insert.posting.job.sourcePostingId, insert.id);
   return postings.flatMap(({ job, enrichment }) => {

@@ -334,6 +334,10 @@ export interface JobEnrichmentsTable {
   source_digest: string;
   /** The NormalizedJob without its descriptions (`EnrichmentRecord`); written as JSON text. */
   record: ColumnType<EnrichmentRecord, string, string>;
+  /** `contentHash` of that NormalizedJob with its descriptions. */
+  content_hash: string;
+  /** What the board judgement reads of the posting (src/enrich/intermediary.ts BoardSignals); written as JSON text. */
+  board_signals: ColumnType<unknown, string, string>;
 }
 
 /** Direct submissions of vacancies by employers (migration 021; src/ingest/submissions.ts). */

@@ -73,6 +73,32 @@ describe('ingestion', () => {
     expect(after.jobs.map(({ last_verified_at: _, ...rest }) => rest)).toEqual(before.jobs.map(({ last_verified_at: _, ...rest }) => rest));
   });
 
+  it('counts a 304 as one more good crawl for a live row the board stopped listing, and closes it as not_seen at the threshold', async () => {
+    const board = boards[0]!;
+    const live = await t.db.selectFrom('jobs').select(['id', 'last_verified_at']).where('target_id', '=', board.id).where('status', '=', 'live').orderBy('id').limit(2).execute();
+    const [gone, listed] = [live[0]!, live[1]!];
+    // As the last good crawl would have left a row it did not list (the 304 says the board is still as then).
+    await t.db.updateTable('jobs').set({ missed_crawls: 1 }).where('id', '=', gone.id).execute();
+    const state = (id: string) => t.db.selectFrom('jobs').select(['status', 'closed_reason', 'missed_crawls', 'last_verified_at']).where('id', '=', id).executeTakeFirstOrThrow();
+    pipeline.deps.absence = { crawls: 3, minSeconds: 0 };
+    try {
+      const [first] = await pipeline.crawl([board]);
+      expect(first).toMatchObject({ outcome: 'not_modified', notSeen: 0 });
+      expect(await state(gone.id)).toMatchObject({ status: 'live', missed_crawls: 2, last_verified_at: gone.last_verified_at });
+      const seen = await state(listed.id);
+      expect(seen).toMatchObject({ status: 'live', missed_crawls: 0 });
+      expect(seen.last_verified_at.getTime()).toBeGreaterThan(listed.last_verified_at.getTime());
+
+      const [second] = await pipeline.crawl([board]);
+      expect(second).toMatchObject({ outcome: 'not_modified', notSeen: 1 });
+      expect(await state(gone.id)).toMatchObject({ status: 'closed', closed_reason: 'not_seen' });
+      const delisted = await t.db.selectFrom('change_events').select('change').where('job_id', '=', gone.id).orderBy('published_at', 'desc').executeTakeFirstOrThrow();
+      expect(delisted.change).toBe('delisted');
+    } finally {
+      pipeline.deps.absence = undefined;
+    }
+  });
+
   describe('a crawl that fails closes nothing, even rows one good crawl away from not_seen', () => {
     // One posting of the board has already missed a good crawl; with a threshold of two, the next good
     // crawl without it closes it. Every failure below must leave it (and everything else) alone.

@@ -353,7 +353,7 @@ async function enrichBoard(deps: PipelineDeps, provider: ProviderInfo, postings:
     const enrichment: KeptEnrichmentRecord = { digest: digests[i]!, record: enrichmentRecord(job), contentHash: contentHash(job), boardSignals: JSON.stringify(signals) };
     return { posting, job, signals, enrichment, asEnriched: { contentHash: enrichment.contentHash, posterType: job.posterType, posterRuleId: job.posterRuleId } };
   });
-  return { enriched, afresh: postings.length - kept.size };
+  return { enriched, afresh: enriched.filter((e) => e.enrichment !== undefined).length };
 }
 
 /**

@@ -15,7 +15,7 @@ import { contentHash, DEFAULT_ABSENCE_POLICY, type AbsencePolicy, type CrawlCoun
 import type { NormalizedJob, SourcePosting } from '../domain/posting.ts';
 import { applyCrawl, applyUnchangedBoard, closeProvedDead, liveRowsBySourceIds, missingRowsToProbe, sourceIdsHeldBy, withholdCopies } from '../store/ledger.ts';
 import { keptEnrichments } from '../store/enrichment-records.ts';
-import { acquireCrawlLease, crawlLeaseHolder, recordCrawlRun, releaseCrawlLease, renewCrawlLease, toCrawlTarget } from '../store/crawl-targets.ts';
+import { acquireCrawlLease, crawlLeaseHolder, recordCrawlRun, releaseCrawlLease, renewCrawlLease, toCrawlTarget, type CrawlRunRecord } from '../store/crawl-targets.ts';
 import { isOptedOut } from '../domain/employer.ts';
 import { loadActiveOptouts } from '../store/optouts.ts';
 import { listProviders } from '../store/providers.ts';
@@ -166,28 +166,44 @@ export async function crawlTarget(
     return databaseFailure('could not take the crawl lease', error);
   }
   if (!('row' in lease)) return { targetId: row.id, outcome: 'busy', ms: Date.now() - startedMs, ...lease };
+  // Set once the crawl's record has given the lease back with it (its last write).
+  const leaseState = { released: false };
   const heartbeat = setInterval(() => {
     renewCrawlLease(deps.db, row.id, owner, ttlSeconds)
       .then((held) => {
-        if (!held) deps.log.warn({ target: row.id }, 'the crawl lease lapsed and was taken by another process');
+        if (!held && !leaseState.released) deps.log.warn({ target: row.id }, 'the crawl lease lapsed and was taken by another process');
       })
       .catch((error: unknown) => deps.log.warn({ target: row.id, err: error }, 'could not renew the crawl lease'));
   }, (ttlSeconds * 1000) / 3);
   heartbeat.unref();
   try {
-    return await crawlLeased(deps, providers, lease.row);
+    return await crawlLeased(deps, providers, lease.row, async (run) => {
+      await recordCrawlRun(deps.db, { ...run, releaseLeaseOf: owner });
+      leaseState.released = true;
+    });
   } catch (error) {
     return databaseFailure('the crawl bookkeeping failed', error);
   } finally {
     clearInterval(heartbeat);
     // When the database is gone, the lease stays until it lapses or a rerun proves this process dead.
-    await releaseCrawlLease(deps.db, row.id, owner).catch((error: unknown) =>
-      deps.log.warn({ target: row.id, err: error }, 'could not give the crawl lease back; it lapses by itself'),
-    );
+    if (!leaseState.released) {
+      await releaseCrawlLease(deps.db, row.id, owner).catch((error: unknown) =>
+        deps.log.warn({ target: row.id, err: error }, 'could not give the crawl lease back; it lapses by itself'),
+      );
+    }
   }
 }
 
-async function crawlLeased(deps: PipelineDeps, providers: Map<string, ProviderInfo>, row: CrawlTargetRow): Promise<CrawlReport> {
+/**
+ * The crawl itself, under a lease its caller holds. `record` writes the crawl's outcome (the last write
+ * of every path; it also gives the lease back).
+ */
+async function crawlLeased(
+  deps: PipelineDeps,
+  providers: Map<string, ProviderInfo>,
+  row: CrawlTargetRow,
+  record: (run: CrawlRunRecord) => Promise<void>,
+): Promise<CrawlReport> {
   const clock = deps.now ?? (() => new Date());
   const startedAt = clock();
   const target: CrawlTarget = toCrawlTarget(row);
@@ -200,7 +216,7 @@ async function crawlLeased(deps: PipelineDeps, providers: Map<string, ProviderIn
   const fail = async (errorKind: string, error: string): Promise<CrawlReport> => {
     log.warn({ errorKind, error }, 'crawl failed; the ledger is unchanged');
     // A database that is gone cannot take the record either; the report still says what happened.
-    await recordCrawlRun(deps.db, { targetId: target.id, startedAt, finishedAt: clock(), outcome: 'failed', errorKind, error, goodCrawl: false }).catch((recordError: unknown) =>
+    await record({ targetId: target.id, startedAt, finishedAt: clock(), outcome: 'failed', errorKind, error, goodCrawl: false }).catch((recordError: unknown) =>
       log.warn({ err: recordError }, 'could not record the failed crawl'),
     );
     return { targetId: target.id, outcome: 'failed', errorKind, error, ms: elapsed() };
@@ -224,7 +240,7 @@ async function crawlLeased(deps: PipelineDeps, providers: Map<string, ProviderIn
       return fail('ledger', (error as Error).message);
     }
     const probes = await probeMissing(deps, row, clock);
-    await recordCrawlRun(deps.db, {
+    await record({
       targetId: target.id,
       startedAt,
       finishedAt: clock(),
@@ -301,7 +317,7 @@ async function crawlLeased(deps: PipelineDeps, providers: Map<string, ProviderIn
       log.warn({ err: error }, 'could not close the postings the source proved dead');
     }
   }
-  await recordCrawlRun(deps.db, {
+  await record({
     targetId: target.id,
     startedAt,
     finishedAt: clock(),

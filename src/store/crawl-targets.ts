@@ -234,12 +234,26 @@ export interface CrawlRunRecord {
   siteState?: unknown;
   /** A fetched, non-empty board (or a 304 to one) counts as a good crawl for the not_seen rule. */
   goodCrawl: boolean;
+  /**
+   * The crawl lease holder whose lease the record gives back in the same statement, when it is the
+   * crawl's last write (saves the release's round trip); a lease someone else holds stays.
+   */
+  releaseLeaseOf?: string;
   counts?: { postings?: number; created?: number; updated?: number; unchanged?: number; closed?: number; withdrawn?: number };
   /**
    * A good fetched crawl's board-level poster evidence (src/enrich/intermediary.ts BoardPosterEvidence),
    * or null when the board was not judged an intermediary's; undefined leaves the stored one as it is.
    */
   posterEvidence?: object | null;
+}
+
+/** The SET of a lease release by `owner` (nothing when unset): only `owner`'s lease is given back. */
+function leaseRelease(owner: string | undefined) {
+  if (owner === undefined) return {};
+  return {
+    lease_owner: sql<string | null>`CASE WHEN lease_owner = ${owner} THEN NULL ELSE lease_owner END`,
+    lease_expires_at: sql<Date | null>`CASE WHEN lease_owner = ${owner} THEN NULL ELSE lease_expires_at END`,
+  };
 }
 
 /**
@@ -256,6 +270,7 @@ export async function recordCrawlRun(db: Kysely<DB>, run: CrawlRunRecord): Promi
               last_attempt_at: run.startedAt,
               last_error: run.error ?? run.errorKind ?? 'failed',
               consecutive_failures: eb('consecutive_failures', '+', 1),
+              ...leaseRelease(run.releaseLeaseOf),
             }))
             .where('id', '=', run.targetId)
             .returning('id')
@@ -276,6 +291,7 @@ export async function recordCrawlRun(db: Kysely<DB>, run: CrawlRunRecord): Promi
               // Like the validators: the memory of an empty answer is not kept, so a later all-304 crawl
               // never stands for "still empty" (the last good crawl's memory stays).
               ...(run.outcome === 'fetched' && run.goodCrawl && run.siteState !== undefined ? { site_state: JSON.stringify(run.siteState) } : {}),
+              ...leaseRelease(run.releaseLeaseOf),
             }))
             .where('id', '=', run.targetId)
             .returning('id'),

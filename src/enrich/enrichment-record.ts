@@ -23,14 +23,22 @@ import type { FxRates } from './fx.ts';
 
 const SRC = path.resolve(import.meta.dirname, '..');
 
+let fingerprint: string | undefined;
+
 /**
  * The identity of the enrichment's code and tables: sha-256 over every module of `src/enrich` (tests
  * aside), the domain vocabularies it maps into, and the versions of the libraries it parses with
- * (htmlparser2, i18n-iso-countries). Computed once when this module loads. A deploy that changes any
- * rule changes it, so every posting is enriched afresh at its next crawl rather than kept as the old
- * rules made it; a file that cannot be read counts as changed.
+ * (htmlparser2, i18n-iso-countries). Read once per process, at the first digest (a process that never
+ * crawls never reads the files). A deploy that changes any rule changes it, so every posting is
+ * enriched afresh at its next crawl rather than kept as the old rules made it; a file that cannot be
+ * read counts as changed.
  */
-export const ENRICHMENT_FINGERPRINT: string = (() => {
+export function enrichmentFingerprint(): string {
+  fingerprint ??= readFingerprint();
+  return fingerprint;
+}
+
+function readFingerprint(): string {
   const hash = createHash('sha256');
   const files = [
     ...readdirSync(path.join(SRC, 'enrich'))
@@ -58,7 +66,7 @@ export const ENRICHMENT_FINGERPRINT: string = (() => {
     hash.update('\0');
   }
   return hash.digest('hex');
-})();
+}
 
 /** Digest of one FX rate set, per object (a crawl passes the same one for every posting). */
 const fxDigests = new WeakMap<FxRates, string>();
@@ -74,14 +82,14 @@ function fxDigest(fx: FxRates): string {
 
 /**
  * The digest of everything enrichPosting reads for `posting`: sha-256 (hex, 64 characters) over
- * {@link ENRICHMENT_FINGERPRINT}, the provider's profile, the FX rates, the board context and the
+ * {@link enrichmentFingerprint}, the provider's profile, the FX rates, the board context and the
  * posting as the connector made it. Equal digests mean equal enrichment. Key order counts (plain
  * `JSON.stringify`): a connector builds its postings in a fixed order, and a connector change that
  * reorders them only costs one re-enrichment.
  */
 export function enrichmentDigest(posting: SourcePosting, provider: ProviderProfile, fx: FxRates, board: BoardContext): string {
   return createHash('sha256')
-    .update(ENRICHMENT_FINGERPRINT)
+    .update(enrichmentFingerprint())
     .update(fxDigest(fx))
     .update(JSON.stringify([provider.id, provider.sourceType, provider.providerType, board.dollar ?? null]))
     .update(JSON.stringify(posting))

@@ -167,11 +167,11 @@ export async function crawlTarget(
   }
   if (!('row' in lease)) return { targetId: row.id, outcome: 'busy', ms: Date.now() - startedMs, ...lease };
   // Set once the crawl's record has given the lease back with it (its last write).
-  const leaseState = { released: false };
+  let leaseReleased = false;
   const heartbeat = setInterval(() => {
     renewCrawlLease(deps.db, row.id, owner, ttlSeconds)
       .then((held) => {
-        if (!held && !leaseState.released) deps.log.warn({ target: row.id }, 'the crawl lease lapsed and was taken by another process');
+        if (!held && !leaseReleased) deps.log.warn({ target: row.id }, 'the crawl lease lapsed and was taken by another process');
       })
       .catch((error: unknown) => deps.log.warn({ target: row.id, err: error }, 'could not renew the crawl lease'));
   }, (ttlSeconds * 1000) / 3);
@@ -179,14 +179,14 @@ export async function crawlTarget(
   try {
     return await crawlLeased(deps, providers, lease.row, async (run) => {
       await recordCrawlRun(deps.db, { ...run, releaseLeaseOf: owner });
-      leaseState.released = true;
+      leaseReleased = true;
     });
   } catch (error) {
     return databaseFailure('the crawl bookkeeping failed', error);
   } finally {
     clearInterval(heartbeat);
     // When the database is gone, the lease stays until it lapses or a rerun proves this process dead.
-    if (!leaseState.released) {
+    if (!leaseReleased) {
       await releaseCrawlLease(deps.db, row.id, owner).catch((error: unknown) =>
         deps.log.warn({ target: row.id, err: error }, 'could not give the crawl lease back; it lapses by itself'),
       );

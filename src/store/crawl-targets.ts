@@ -263,38 +263,31 @@ function leaseRelease(owner: string | undefined) {
 export async function recordCrawlRun(db: Kysely<DB>, run: CrawlRunRecord): Promise<void> {
   await db
     .with('target', (qb) =>
-      run.outcome === 'failed'
-        ? qb
-            .updateTable('crawl_targets')
-            .set((eb) => ({
-              last_attempt_at: run.startedAt,
-              last_error: run.error ?? run.errorKind ?? 'failed',
-              consecutive_failures: eb('consecutive_failures', '+', 1),
-              ...leaseRelease(run.releaseLeaseOf),
-            }))
-            .where('id', '=', run.targetId)
-            .returning('id')
-        : qb
-            .updateTable('crawl_targets')
-            .set((eb) => ({
-              last_attempt_at: run.startedAt,
-              last_success_at: run.finishedAt,
-              last_error: null,
-              consecutive_failures: 0,
-              // Validators of an empty answer are dropped: a later 304 must never stand for "still empty",
-              // because the absence rule would read it as one more good crawl without every row.
-              ...(run.outcome === 'fetched'
-                ? { etag: run.goodCrawl ? (run.etag ?? null) : null, last_modified: run.goodCrawl ? (run.lastModified ?? null) : null }
-                : {}),
-              ...(run.goodCrawl ? { good_crawls: eb('good_crawls', '+', 1) } : {}),
-              ...(run.goodCrawl && run.posterEvidence !== undefined ? { poster_evidence: run.posterEvidence === null ? null : JSON.stringify(run.posterEvidence) } : {}),
-              // Like the validators: the memory of an empty answer is not kept, so a later all-304 crawl
-              // never stands for "still empty" (the last good crawl's memory stays).
-              ...(run.outcome === 'fetched' && run.goodCrawl && run.siteState !== undefined ? { site_state: JSON.stringify(run.siteState) } : {}),
-              ...leaseRelease(run.releaseLeaseOf),
-            }))
-            .where('id', '=', run.targetId)
-            .returning('id'),
+      qb
+        .updateTable('crawl_targets')
+        .set((eb) => ({
+          last_attempt_at: run.startedAt,
+          ...(run.outcome === 'failed'
+            ? { last_error: run.error ?? run.errorKind ?? 'failed', consecutive_failures: eb('consecutive_failures', '+', 1) }
+            : {
+                last_success_at: run.finishedAt,
+                last_error: null,
+                consecutive_failures: 0,
+                // Validators of an empty answer are dropped: a later 304 must never stand for "still empty",
+                // because the absence rule would read it as one more good crawl without every row.
+                ...(run.outcome === 'fetched'
+                  ? { etag: run.goodCrawl ? (run.etag ?? null) : null, last_modified: run.goodCrawl ? (run.lastModified ?? null) : null }
+                  : {}),
+                ...(run.goodCrawl ? { good_crawls: eb('good_crawls', '+', 1) } : {}),
+                ...(run.goodCrawl && run.posterEvidence !== undefined ? { poster_evidence: run.posterEvidence === null ? null : JSON.stringify(run.posterEvidence) } : {}),
+                // Like the validators: the memory of an empty answer is not kept, so a later all-304 crawl
+                // never stands for "still empty" (the last good crawl's memory stays).
+                ...(run.outcome === 'fetched' && run.goodCrawl && run.siteState !== undefined ? { site_state: JSON.stringify(run.siteState) } : {}),
+              }),
+          ...leaseRelease(run.releaseLeaseOf),
+        }))
+        .where('id', '=', run.targetId)
+        .returning('id'),
     )
     .insertInto('crawl_runs')
     .values({

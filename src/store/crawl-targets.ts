@@ -147,61 +147,118 @@ export async function dueTargets(db: Kysely<DB>): Promise<CrawlTargetRow[]> {
 /** Advisory-lock namespace of per-host crawl slots (any process of this service uses the same one). */
 const HOST_SLOT_LOCK_SPACE = 4_711_002;
 
-/** Wake-ups of this process's waiters for a slot of each host, called when this process frees one. */
-const slotWaiters = new Map<string, Set<() => void>>();
-/** The slots of each host this process holds: asking PostgreSQL for one of them could only fail. */
-const heldSlots = new Map<string, Set<number>>();
+/**
+ * Crawls a slot holder runs one after another before it gives its slot back. While this process has
+ * crawls waiting for a host, a slot passes from one to the next without being unlocked and locked
+ * again (two statements on the critical path of every fetch when the host's slots are the bound); the
+ * cap gives other processes' waiters, which poll, a turn.
+ */
+const SLOT_HANDOFFS = 16;
 
-/** Wait `pollMs`, or less when this process frees a slot of `host` meanwhile. */
-function slotFreedOrPoll(host: string, pollMs: number): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const waiters = slotWaiters.get(host) ?? new Set<() => void>();
-    slotWaiters.set(host, waiters);
-    const wake = () => {
-      clearTimeout(timer);
-      waiters.delete(wake);
-      if (waiters.size === 0 && slotWaiters.get(host) === waiters) slotWaiters.delete(host);
-      resolve();
-    };
-    const timer = setTimeout(wake, pollMs);
-    waiters.add(wake);
-  });
+/** This process's side of one host's slots. */
+interface HostSlots {
+  /** Callers waiting for a slot, first come first served; each runs its work and settles its caller. */
+  waiting: Array<() => Promise<void>>;
+  /** Slot numbers this process holds, or is asking PostgreSQL for. */
+  taken: Set<number>;
+  /** Holders still asking for their lock (not yet serving a caller). */
+  asking: number;
+  /** A retry is scheduled (every slot was held by other processes). */
+  poll?: NodeJS.Timeout;
+}
+
+const hostSlots = new Map<string, HostSlots>();
+
+/** Errors to hand a waiting caller instead of running its work (see holdSlot). */
+const failed = new WeakMap<() => Promise<void>, unknown>();
+
+/** Ask for free slot numbers of `host`, one holder per waiting caller at most. */
+function askForSlots(db: Kysely<DB>, host: string, state: HostSlots, slots: number, pollMs: number): void {
+  for (let slot = 0; slot < slots && state.asking < state.waiting.length; slot++) {
+    if (state.taken.has(slot)) continue;
+    state.taken.add(slot);
+    state.asking++;
+    void holdSlot(db, host, state, slot, slots, pollMs);
+  }
+}
+
+/**
+ * Take slot `slot` of `host` (a session advisory lock on a connection of its own) and serve waiting
+ * callers with it, up to {@link SLOT_HANDOFFS}, then unlock. When the lock is another process's, the
+ * caller waits for the next round: at once when a slot of this process frees, else after `pollMs`.
+ */
+async function holdSlot(db: Kysely<DB>, host: string, state: HostSlots, slot: number, slots: number, pollMs: number): Promise<void> {
+  let locked = false;
+  try {
+    await db.connection().execute(async (conn) => {
+      const key = `${host}#${slot}`;
+      const { rows } = await sql<{ ok: boolean }>`SELECT pg_try_advisory_lock(${HOST_SLOT_LOCK_SPACE}, hashtext(${key})) AS ok`.execute(conn);
+      locked = rows[0]?.ok === true;
+      state.asking--;
+      if (!locked) return;
+      try {
+        for (let served = 0; served < SLOT_HANDOFFS; served++) {
+          const next = state.waiting.shift();
+          if (!next) break;
+          await next();
+        }
+      } finally {
+        // A failed unlock (the session is gone) frees the lock with the session.
+        await sql`SELECT pg_advisory_unlock(${HOST_SLOT_LOCK_SPACE}, hashtext(${key}))`.execute(conn).catch(() => undefined);
+      }
+    });
+  } catch (error) {
+    // The lock could not be asked for (the database is unreachable): the first waiting caller gets the
+    // error, as it would have asking itself; the others ask again.
+    if (!locked) {
+      state.asking--;
+      const next = state.waiting.shift();
+      if (next) failed.set(next, error);
+      void next?.();
+    }
+  } finally {
+    state.taken.delete(slot);
+    if (state.waiting.length === 0) {
+      if (state.taken.size === 0 && hostSlots.get(host) === state) {
+        clearTimeout(state.poll);
+        hostSlots.delete(host);
+      }
+    } else if (locked) {
+      askForSlots(db, host, state, slots, pollMs);
+    } else {
+      state.poll ??= setTimeout(() => {
+        state.poll = undefined;
+        askForSlots(db, host, state, slots, pollMs);
+      }, pollMs);
+    }
+  }
 }
 
 /**
  * Run `fn` while holding one of `slots` crawl slots of `host`, across every process on this database:
  * a PostgreSQL session advisory lock on (host, slot) held by a dedicated connection for the duration,
- * so a process that dies frees its slot with its connection. While all slots are taken it tries again
- * every `pollMs`, and at once when another caller in this process frees a slot of the host (a slot
- * held for one fetch is free again within milliseconds; polling alone would leave it idle).
+ * so a process that dies frees its slot with its connection. While every slot is taken the caller
+ * waits its turn in this process; a slot this process frees passes straight to its next waiter (up to
+ * {@link SLOT_HANDOFFS} in a row), and slots other processes hold are asked for again every `pollMs`.
+ * @throws what `fn` throws; the database's error when the slot could not be asked for.
  */
-export async function withHostSlot<T>(db: Kysely<DB>, host: string, slots: number, fn: () => Promise<T>, pollMs = 200): Promise<T> {
-  return db.connection().execute(async (conn) => {
-    for (;;) {
-      for (let slot = 0; slot < slots; slot++) {
-        const held = heldSlots.get(host) ?? new Set<number>();
-        if (held.has(slot)) continue;
-        const key = `${host}#${slot}`;
-        // Marked before asking, so a concurrent caller of this process does not ask for it as well.
-        held.add(slot);
-        heldSlots.set(host, held);
-        let locked = false;
-        try {
-          const { rows } = await sql<{ ok: boolean }>`SELECT pg_try_advisory_lock(${HOST_SLOT_LOCK_SPACE}, hashtext(${key})) AS ok`.execute(conn);
-          locked = rows[0]?.ok === true;
-          if (locked) return await fn();
-        } finally {
-          try {
-            if (locked) await sql`SELECT pg_advisory_unlock(${HOST_SLOT_LOCK_SPACE}, hashtext(${key}))`.execute(conn);
-          } finally {
-            held.delete(slot);
-            if (held.size === 0 && heldSlots.get(host) === held) heldSlots.delete(host);
-            if (locked) for (const wake of [...(slotWaiters.get(host) ?? [])]) wake();
-          }
-        }
-      }
-      await slotFreedOrPoll(host, pollMs);
+export function withHostSlot<T>(db: Kysely<DB>, host: string, slots: number, fn: () => Promise<T>, pollMs = 200): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let state = hostSlots.get(host);
+    if (!state) {
+      state = { waiting: [], taken: new Set(), asking: 0 };
+      hostSlots.set(host, state);
     }
+    const run = async (): Promise<void> => {
+      if (failed.has(run)) return reject(failed.get(run));
+      try {
+        resolve(await fn());
+      } catch (error) {
+        reject(error);
+      }
+    };
+    state.waiting.push(run);
+    askForSlots(db, host, state, slots, pollMs);
   });
 }
 

@@ -10,7 +10,7 @@ import type { Job } from '../src/domain/job.ts';
 import type { LedgerPosting } from '../src/domain/lifecycle.ts';
 import { upsertTarget } from '../src/store/crawl-targets.ts';
 import { resolveCompanies, writeCrawl } from '../src/store/ledger.ts';
-import { applyRetention, changeFeedHorizon } from '../src/store/retention.ts';
+import { applyRetention, changeFeedHorizon, deleteClosedEnrichmentRecords } from '../src/store/retention.ts';
 import { bearer, TEST_DOCS_URL, useTestApp } from './helpers/app.ts';
 import { ashbyLedgerPostings } from './helpers/postings.ts';
 
@@ -153,5 +153,36 @@ describe('change feed retention', () => {
       stop = true;
       await Promise.allSettled(writers);
     }
+  });
+
+  it('deletes the enrichment records of rows closed before the crawl-run window, and only those', async () => {
+    const db = ctx.t.db;
+    const ids = (await db.selectFrom('jobs').select('id').where('target_id', '=', targetId).where('status', '=', 'live').orderBy('id').limit(8).execute()).map((j) => j.id);
+    expect(ids).toHaveLength(8);
+    const keepRecords = () =>
+      sql`INSERT INTO job_enrichments (job_id, source_digest, record, content_hash, board_signals)
+          SELECT id, 'digest', '{}'::json, 'hash', '{}'::json FROM jobs WHERE id = ANY(${ids}::uuid[])
+          ON CONFLICT (job_id) DO NOTHING`.execute(db);
+    const recorded = async () => (await db.selectFrom('job_enrichments').select('job_id').where('job_id', 'in', ids).orderBy('job_id').execute()).map((r) => r.job_id);
+    await keepRecords();
+    const closeDaysAgo = async (rows: string[], days: number) => {
+      await sql`UPDATE jobs SET status = 'closed', closed_reason = 'not_seen' WHERE id = ANY(${rows}::uuid[])`.execute(db);
+      await sql`UPDATE jobs SET closed_at = now() - make_interval(days => ${days}) WHERE id = ANY(${rows}::uuid[])`.execute(db);
+    };
+    const longClosed = ids.slice(0, 3);
+    const recentlyClosed = ids.slice(3, 5);
+    await closeDaysAgo(longClosed, 200);
+    await closeDaysAgo(recentlyClosed, 10);
+
+    const result = await applyRetention(db, new Date(), { changeEventDays: 90, crawlRunDays: 90 });
+    expect(result.enrichmentRecords).toBe(3);
+    // Live rows and rows closed inside the window keep theirs; the closed rows themselves stay.
+    expect(await recorded()).toEqual(ids.slice(3));
+    expect(await db.selectFrom('jobs').select('status').where('id', 'in', longClosed).execute()).toEqual(longClosed.map(() => ({ status: 'closed' })));
+
+    // In batches smaller than the rows to delete, every one of them goes.
+    await keepRecords();
+    expect(await deleteClosedEnrichmentRecords(db, new Date(Date.now() - 90 * 86_400_000), 2)).toBe(3);
+    expect(await recorded()).toEqual(ids.slice(3));
   });
 });

@@ -43,7 +43,7 @@ export const ConfigSchema = Type.Object({
   reportRefreshSeconds: Setting.integer('JOBLEDGER_REPORT_REFRESH_SECONDS', 900, [10, 86_400], 'Seconds between refreshes of the report snapshots (freshness, coverage, stats); a snapshot older than twice this is reported stale.'),
   /** Retention (issue 20; src/store/retention.ts, docs/sync.md): the change feed keeps this many days; older `since` answers 410 since_expired. */
   changeEventRetentionDays: Setting.integer('JOBLEDGER_CHANGE_EVENT_RETENTION_DAYS', 90, [1, 36_500], 'Days of change events the change feed keeps; older events are deleted in batches by the retention chore, and a since before the oldest kept event answers 410 since_expired.'),
-  crawlRunRetentionDays: Setting.integer('JOBLEDGER_CRAWL_RUN_RETENTION_DAYS', 90, [1, 36_500], 'Days of crawl run history (crawl_runs) kept; older runs are deleted in batches by the retention chore.'),
+  crawlRunRetentionDays: Setting.integer('JOBLEDGER_CRAWL_RUN_RETENTION_DAYS', 90, [1, 36_500], 'Days of crawl run history (crawl_runs) kept, and of the enrichment records of closed rows (job_enrichments); older ones are deleted in batches by the retention chore.'),
   /** Prometheus metrics (observability/metrics.ts, docs/deploy.md). */
   metrics: Type.Object({
     port: Setting.integer('JOBLEDGER_METRICS_PORT', 0, [0, 65535], 'Port of a separate listener serving `GET /metrics` (Prometheus text format) on HOST, in `serve` and `worker`; keep it on a private network. 0 (the default) serves no metrics.'),

@@ -17,6 +17,8 @@ export const RETENTION_BATCH_SIZE = 5000;
 export interface RetentionResult {
   changeEvents: number;
   crawlRuns: number;
+  /** Enrichment records (`job_enrichments`) of rows closed before the crawl-run window. */
+  enrichmentRecords: number;
 }
 
 /**
@@ -94,14 +96,46 @@ export async function deleteOldCrawlRuns(db: Kysely<DB>, cutoff: Date, batchSize
 }
 
 /**
+ * Delete the enrichment records (`job_enrichments`, migration 031) of rows closed before `cutoff`,
+ * `batchSize` per statement, walking the closed rows in id order. A record only saves a re-crawl from
+ * enriching a posting again; the closed row itself (kept for ever: spec, "closed rows are kept") does
+ * not need it, and a posting that comes back after this is enriched afresh once. Without this the
+ * table grew by about 1 KB per row the ledger ever crawled. Returns how many were deleted.
+ */
+export async function deleteClosedEnrichmentRecords(db: Kysely<DB>, cutoff: Date, batchSize = RETENTION_BATCH_SIZE): Promise<number> {
+  let total = 0;
+  let after = '00000000-0000-0000-0000-000000000000';
+  for (;;) {
+    const { rows } = await sql<{ n: string; last: string | null }>`
+      WITH doomed AS (
+        SELECT j.id FROM jobs j
+         WHERE j.status = 'closed' AND j.closed_at < ${cutoff} AND j.id > ${after}::uuid
+           AND EXISTS (SELECT 1 FROM job_enrichments e WHERE e.job_id = j.id)
+         ORDER BY j.id
+         LIMIT ${batchSize}
+      ), gone AS (
+        DELETE FROM job_enrichments e USING doomed d WHERE e.job_id = d.id RETURNING e.job_id
+      )
+      SELECT (SELECT count(*) FROM gone)::text AS n, (SELECT max(id::text) FROM doomed) AS last`.execute(db);
+    const n = Number(rows[0]!.n);
+    total += n;
+    if (rows[0]!.last === null || n < batchSize) return total;
+    after = rows[0]!.last;
+  }
+}
+
+/**
  * One retention pass at `now`: change events older than `changeEventDays` days and crawl runs older
- * than `crawlRunDays` days are deleted.
+ * than `crawlRunDays` days are deleted, and so are the enrichment records of rows closed before the
+ * crawl-run window (a posting that returns within it is still restored rather than enriched).
  */
 export async function applyRetention(db: Kysely<DB>, now: Date, windows: { changeEventDays: number; crawlRunDays: number }): Promise<RetentionResult> {
   const day = 86_400_000;
   const changeEvents = await deleteOldChangeEvents(db, new Date(now.getTime() - windows.changeEventDays * day));
-  const crawlRuns = await deleteOldCrawlRuns(db, new Date(now.getTime() - windows.crawlRunDays * day));
-  return { changeEvents, crawlRuns };
+  const crawlCutoff = new Date(now.getTime() - windows.crawlRunDays * day);
+  const crawlRuns = await deleteOldCrawlRuns(db, crawlCutoff);
+  const enrichmentRecords = await deleteClosedEnrichmentRecords(db, crawlCutoff);
+  return { changeEvents, crawlRuns, enrichmentRecords };
 }
 
 /**

@@ -3,6 +3,7 @@
  * closes nothing (spec: What the service does; issue acceptance "A failed crawl (500, timeout, HTML
  * page, empty board, truncated JSON) closes nothing: a test per case").
  */
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CrawlTargetRow } from '../src/store/schema.ts';
 import { createFetcher, type FetchErrorKind } from '../src/ingest/fetcher.ts';
@@ -158,6 +159,23 @@ describe('ingestion', () => {
         expect(target.consecutive_failures).toBeGreaterThan(0);
       });
     }
+
+    it('on a ledger that cannot be read before the write (reported as ledger, not internal)', async () => {
+      await t.db.updateTable('crawl_targets').set({ etag: null, last_modified: null }).execute();
+      const before = await snapshot(t);
+      // A real statement failure on the read of the kept enrichment records (42P01, no such relation).
+      await sql`ALTER TABLE job_enrichments RENAME TO job_enrichments_away`.execute(t.db);
+      let report;
+      try {
+        [report] = await pipeline.crawl([board]);
+      } finally {
+        await sql`ALTER TABLE job_enrichments_away RENAME TO job_enrichments`.execute(t.db);
+      }
+      expect(report).toMatchObject({ outcome: 'failed', errorKind: 'ledger' });
+      expect(await snapshot(t)).toEqual(before);
+      const row = await t.db.selectFrom('jobs').select(['status', 'missed_crawls']).where('source_posting_id', '=', missingId).executeTakeFirstOrThrow();
+      expect(row).toEqual({ status: 'live', missed_crawls: 1 });
+    });
 
     it('on an empty board', async () => {
       const before = await snapshot(t);

@@ -14,6 +14,7 @@ import { applyBoardPosterType, boardPosting, boardSignals, type BoardPosterEvide
 import { contentHash, DEFAULT_ABSENCE_POLICY, type AbsencePolicy, type CrawlCounts, type KeptEnrichmentRecord, type LedgerPosting } from '../domain/lifecycle.ts';
 import type { NormalizedJob, SourcePosting } from '../domain/posting.ts';
 import { applyCrawl, applyUnchangedBoard, closeProvedDead, liveRowsBySourceIds, missingRowsToProbe, sourceIdsHeldBy, withholdCopies } from '../store/ledger.ts';
+import { isDatabaseError } from '../store/database.ts';
 import { keptEnrichments } from '../store/enrichment-records.ts';
 import { acquireCrawlLease, crawlLeaseHolder, recordCrawlRun, releaseCrawlLease, renewCrawlLease, toCrawlTarget, type CrawlRunRecord } from '../store/crawl-targets.ts';
 import { isOptedOut } from '../domain/employer.ts';
@@ -281,6 +282,9 @@ async function crawlLeased(
       return { job, verdict, enrichment, contentHash: unjudged ? asEnriched.contentHash : undefined };
     });
   } catch (error) {
+    // The opt-outs, the superseding copies and the kept enrichment records are read from the ledger
+    // here: a database that fails them is the ledger's fault, as a failed write is, not a bug.
+    if (isDatabaseError(error)) return fail('ledger', `reading the ledger failed: ${(error as Error).message}`);
     return fail('internal', `enrichment failed: ${(error as Error).message}`);
   }
 

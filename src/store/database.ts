@@ -323,6 +323,15 @@ export function isConnectionFailure(error: unknown): boolean {
 }
 
 /**
+ * True when `error` came from the database rather than from the caller's own code: PostgreSQL refused
+ * a statement (an error with an SQLSTATE: a missing relation, a timeout, a constraint) or the session
+ * is gone ({@link isConnectionFailure}). Crawls report these as `ledger` failures, not `internal`.
+ */
+export function isDatabaseError(error: unknown): boolean {
+  return error instanceof pg.DatabaseError || isConnectionFailure(error);
+}
+
+/**
  * Build a pool and a Kysely instance over an existing connection string.
  *
  * Every connection gets an `error` listener for its whole life. pg-pool listens on idle connections

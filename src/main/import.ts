@@ -12,6 +12,7 @@ import { currentFxRates } from '../ingest/fx-refresh.ts';
 import { crawlTargets, type CrawlReport } from '../ingest/pipeline.ts';
 import { createPostingProbe } from '../ingest/posting-probe.ts';
 import type { AbsencePolicy } from '../domain/lifecycle.ts';
+import { analyzeAfterBulkWrite } from '../store/ledger.ts';
 import type { CrawlTargetRow, DB } from '../store/schema.ts';
 
 export interface ImportSummary {
@@ -124,5 +125,14 @@ export async function runImport(
   await fetcher.close();
   const summary = summarize(reports, Math.round((Date.now() - started) / 100) / 10);
   log.info(summary, 'import finished');
+  // After a bulk import the next crawl (the worker's, or the next ingest) would plan on statistics
+  // from before it until autovacuum comes round; a failure here only leaves that to autovacuum.
+  const analyzing = Date.now();
+  try {
+    const tables = await analyzeAfterBulkWrite(db);
+    if (tables.length > 0) log.info({ tables, ms: Date.now() - analyzing }, 'planner statistics refreshed after the import');
+  } catch (error) {
+    log.warn({ err: error }, 'could not refresh the planner statistics after the import; autovacuum will');
+  }
   return summary;
 }

@@ -654,3 +654,29 @@ export async function liveRowsBySourceIds(db: Kysely<DB>, targetId: string, sour
 export async function closeNotSeenRows(db: Kysely<DB>, ids: readonly string[], now: Date): Promise<number> {
   return closeLiveRows(db, ids, (trx, live) => closeNotSeen(trx, live, now));
 }
+
+/** The tables a crawl writes, whose planner statistics a bulk import leaves behind the data. */
+const CRAWLED_TABLES = ['jobs', 'job_enrichments', 'companies', 'change_events'];
+
+/**
+ * `ANALYZE` each table a crawl writes that changed by more than autovacuum's own analyze threshold
+ * since its last analysis (`n_mod_since_analyze` > `autovacuum_analyze_threshold` +
+ * `autovacuum_analyze_scale_factor` × its rows; PostgreSQL docs, "The Autovacuum Daemon"; per-table
+ * overrides are not read). Autovacuum would analyze the same tables within `autovacuum_naptime` (a
+ * minute) and then skips them; doing it at the end of an import means a crawl that starts right after
+ * a bulk import plans on the new row counts: on the tables' statistics from before the import, a
+ * board's locked-rows query read every row of its provider (13 ms a board instead of 1 in the ingest
+ * bench, bench/README.md "Between the crawls").
+ * @returns the tables analyzed, in CRAWLED_TABLES order.
+ * @throws the database's error.
+ */
+export async function analyzeAfterBulkWrite(db: Kysely<DB>): Promise<string[]> {
+  const { rows } = await sql<{ relname: string }>`
+    SELECT s.relname FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
+     WHERE s.schemaname = current_schema() AND s.relname = ANY(${CRAWLED_TABLES}::text[])
+       AND s.n_mod_since_analyze > current_setting('autovacuum_analyze_threshold')::float8
+                                   + current_setting('autovacuum_analyze_scale_factor')::float8 * greatest(c.reltuples, 0)`.execute(db);
+  const stale = CRAWLED_TABLES.filter((table) => rows.some((r) => r.relname === table));
+  for (const table of stale) await sql`ANALYZE ${sql.table(table)}`.execute(db);
+  return stale;
+}

@@ -89,15 +89,18 @@ describe('per-host crawl slots', () => {
       await closed.db.destroy();
     });
 
-    it("hand every caller the database's error, never running the work", async () => {
+    it("hand every caller the database's error at once, never running the work", async () => {
       let ran = 0;
-      const callers = [1, 2, 3].map(() =>
+      const started = Date.now();
+      // A poll interval of a minute: the callers must not wait for polls to learn the database is down.
+      const callers = Array.from({ length: 12 }, () =>
         withHostSlot(closed.db, 'down.example', 2, async () => {
           ran++;
-        }),
+        }, 60_000),
       );
       for (const caller of callers) await expect(caller).rejects.toThrow(/ECONNREFUSED|connect/);
       expect(ran).toBe(0);
-    });
+      expect(Date.now() - started).toBeLessThan(30_000);
+    }, 120_000);
   });
 });

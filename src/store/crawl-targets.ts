@@ -189,6 +189,7 @@ function askForSlots(db: Kysely<DB>, host: string, state: HostSlots, slots: numb
  */
 async function holdSlot(db: Kysely<DB>, host: string, state: HostSlots, slot: number, slots: number, pollMs: number): Promise<void> {
   let locked = false;
+  let errored = false;
   try {
     await db.connection().execute(async (conn) => {
       const key = `${host}#${slot}`;
@@ -211,6 +212,7 @@ async function holdSlot(db: Kysely<DB>, host: string, state: HostSlots, slot: nu
     // The lock could not be asked for (the database is unreachable): the first waiting caller gets the
     // error, as it would have asking itself; the others ask again.
     if (!locked) {
+      errored = true;
       state.asking--;
       const next = state.waiting.shift();
       if (next) failed.set(next, error);
@@ -223,7 +225,9 @@ async function holdSlot(db: Kysely<DB>, host: string, state: HostSlots, slot: nu
         clearTimeout(state.poll);
         hostSlots.delete(host);
       }
-    } else if (locked) {
+    } else if (locked || errored) {
+      // A freed slot, or a failed ask that handed its error to a caller: the next round starts at
+      // once (each failed ask settles one caller, so a database that is down fails them all promptly).
       askForSlots(db, host, state, slots, pollMs);
     } else {
       state.poll ??= setTimeout(() => {

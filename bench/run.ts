@@ -10,7 +10,8 @@
  * bench/http-floor.ts), the export floor (`COPY (SELECT ...) TO STDOUT` of the export's own query)
  * and the metering cost (limits off, memory counters, Redis counters). EXPLAIN (ANALYZE, BUFFERS) of
  * every statement goes into the results; the table goes to stdout and the figures to
- * bench/results/<YYYY-MM-DD>.json (bench/results/quick-<date>.json for --quick).
+ * bench/results/<YYYY-MM-DD>.json (bench/results/quick-<date>.json for --quick; a later run of the same
+ * day writes <YYYY-MM-DD>-<HHMMSS>.json, UTC start time, and never overwrites).
  *
  * Settings (environment): BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/jobledger_bench,
  * jobledger_bench_quick with --quick), BENCH_ROWS (1,000,000; 5,000 with --quick), BENCH_DURATION
@@ -18,7 +19,7 @@
  * variant is skipped when it does not answer), BENCH_SHAPES (comma list of shape ids to run).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { createReadStream, createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -932,7 +933,10 @@ async function main(): Promise<void> {
     targets,
   };
   const day = startedAt.toISOString().slice(0, 10);
-  const file = path.join(resultsDir, `${quick ? 'quick-' : ''}${day}.json`);
+  // A second run on the same day gets its start time in the name: results already kept (and cited by
+  // bench/README.md) are never overwritten.
+  let file = path.join(resultsDir, `${quick ? 'quick-' : ''}${day}.json`);
+  if (existsSync(file)) file = path.join(resultsDir, `${quick ? 'quick-' : ''}${day}-${startedAt.toISOString().slice(11, 19).replaceAll(':', '')}.json`);
   writeFileSync(file, JSON.stringify(report, null, 2) + '\n');
   rmSync(scratch, { recursive: true, force: true });
   printTable(report);

@@ -17,19 +17,16 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('per-host crawl slots', () => {
   const t = useTestDatabase();
-  let heldLocks: () => Promise<number>;
+  /** Slot locks held now, by any session. */
+  const heldLocks = async () => {
+    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND classid = ${LOCK_SPACE} AND granted`.execute(t.db);
+    return rows[0]!.n;
+  };
   /** Held slot locks once the holders have had up to 2 s to give them back (they unlock after their last caller settles). */
   const settledLocks = async () => {
     for (let waited = 0; waited < 2_000 && (await heldLocks()) > 0; waited += 20) await sleep(20);
     return heldLocks();
   };
-
-  beforeAll(() => {
-    heldLocks = async () => {
-      const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND classid = ${LOCK_SPACE} AND granted`.execute(t.db);
-      return rows[0]!.n;
-    };
-  });
 
   it('run at most `slots` callers at once, each once, a freed slot going to the next caller in arrival order', async () => {
     let inFlight = 0;

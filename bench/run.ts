@@ -935,8 +935,8 @@ async function main(): Promise<void> {
   const day = startedAt.toISOString().slice(0, 10);
   // A second run on the same day gets its start time in the name: results already kept (and cited by
   // bench/README.md) are never overwritten.
-  let file = path.join(resultsDir, `${quick ? 'quick-' : ''}${day}.json`);
-  if (existsSync(file)) file = path.join(resultsDir, `${quick ? 'quick-' : ''}${day}-${startedAt.toISOString().slice(11, 19).replaceAll(':', '')}.json`);
+  const stem = path.join(resultsDir, `${quick ? 'quick-' : ''}${day}`);
+  const file = existsSync(`${stem}.json`) ? `${stem}-${startedAt.toISOString().slice(11, 19).replaceAll(':', '')}.json` : `${stem}.json`;
   writeFileSync(file, JSON.stringify(report, null, 2) + '\n');
   rmSync(scratch, { recursive: true, force: true });
   printTable(report);

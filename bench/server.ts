@@ -77,6 +77,8 @@ const app = await buildApp({
   keylessBurst: 1_000_000_000,
   // As `serve`: keyless listing answers kept as bytes (issue 22).
   keylessPageCache: new KeylessPageCache(),
+  // As `serve` (without tracing): repeated /public/jobs requests answered ahead of the router.
+  keylessFrontCache: process.env.BENCH_FRONT_CACHE !== '0',
   reports: defaultReportSettings(config.reportRefreshSeconds),
   keyedLimits: process.env.BENCH_LIMITS !== 'off',
   // As `serve`: the record meter serves from blocks of records (issue 22).

@@ -19,6 +19,7 @@ import { cachedProviderIds, facetSnapshot, type AppContext } from './context.ts'
 import { clientErrorHandler, errorHandler, frameworkErrorHandler, MAX_HEADER_BYTES, MAX_PARAM_LENGTH, sendApiError } from './errors.ts';
 import { installCompression } from './compression.ts';
 import { documentConditionalRequests, installConditionalRequests } from './conditional.ts';
+import { frontCachedServer, KeylessFrontCache } from './keyless-front-cache.ts';
 import type { KeylessPageCache } from './keyless-page-cache.ts';
 import { documentBudgetHeaders } from './openapi-headers.ts';
 import { namedSchemaComponents, referenceNamedResponses } from './openapi-components.ts';
@@ -77,6 +78,13 @@ export interface AppOptions {
    * `serve` and the bench pass one. Absent (tests' default): every request reads the ledger.
    */
   keylessPageCache?: KeylessPageCache;
+  /**
+   * Answer repeated `GET /public/jobs` requests from the responses stored ahead of the router
+   * (keyless-front-cache.ts, issue 22); needs `keylessPageCache`. Only what the app's own HTTP server
+   * receives is answered so (`inject` always goes through the router). `serve` turns it on unless
+   * OpenTelemetry tracing is on; default off.
+   */
+  keylessFrontCache?: boolean;
   /** Report snapshot settings (FX rates, refresh interval); defaults to the bundled rates and 900 s. */
   reports?: ReportSettings;
   /**
@@ -171,6 +179,8 @@ class AccessLog extends LogController {
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Every refusal below the routes answers in the error catalogue too (docs/errors.md): what Node.js's
   // parser refuses (clientError), what the router refuses (frameworkErrors), a missing Host.
+  // Set below once the limiter exists; the server's listener asks it first (keyless-front-cache.ts).
+  let front: KeylessFrontCache | undefined;
   const app = Fastify({
     loggerInstance: options.log.child({ component: 'http' }, { serializers: { req: requestSerializer } }) as FastifyBaseLogger,
     // One access line per request, not Fastify's two (AccessLog).
@@ -185,6 +195,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     trustProxy: trustedHops(options.trustProxyHops ?? 0),
     requestIdHeader: false,
     genReqId: requestId,
+    ...(options.keylessPageCache && options.keylessFrontCache ? { serverFactory: frontCachedServer(() => front) } : {}),
   });
   installRequestObservability(app);
   // RFC 9112 §3.2: an HTTP/1.1 request without Host is refused with 400. First hook of all.
@@ -314,13 +325,19 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // CORS, so a 429 still carries Access-Control-Allow-Origin and a browser can read it.
   // Unknown query names are named in X-Ignored-Params (issue 19), on every data API response.
   installIgnoredParams(app);
-  installKeylessAccess(app, new KeylessLimiter(counters.kind === 'redis' ? counters : { kind: 'memory' }, options.keylessBurst));
+  const keylessLimiter = new KeylessLimiter(counters.kind === 'redis' ? counters : { kind: 'memory' }, options.keylessBurst);
+  installKeylessAccess(app, keylessLimiter);
   // ETag and 304 on the keyless routes, reports, contract and empty feed pages (issue 19): after the
   // keyless hooks, so a 304 keeps the Cache-Control of its 200.
   installConditionalRequests(app);
   // br/gzip/deflate by Accept-Encoding (compression.ts): after the ETag hook, which tags the
   // uncompressed bytes, and before every route, which the plugin hooks as it is added.
   await installCompression(app);
+  // After compression: it stores `/public/jobs` answers as they went out, coded or not.
+  if (options.keylessPageCache && options.keylessFrontCache) {
+    front = new KeylessFrontCache({ pages: options.keylessPageCache, limiter: keylessLimiter, trustProxy: trustedHops(options.trustProxyHops ?? 0) });
+    front.install(app);
+  }
 
   await app.register(systemRoutes(ctx, contractVersion));
   await app.register(

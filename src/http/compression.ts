@@ -2,9 +2,11 @@
  * Response compression (issue 20, "HTTP"): br, gzip or deflate as the request's `Accept-Encoding`
  * prefers (RFC 9110 §12.5.3; on a tie, in that order), by `@fastify/compress`.
  *
- * - Buffered bodies of at least {@link COMPRESSION_THRESHOLD_BYTES} are compressed in one go and keep
- *   an exact `Content-Length`; smaller ones, and every body of a request without `Accept-Encoding`,
- *   go out as they are (identity).
+ * - Buffered bodies of at least {@link COMPRESSION_THRESHOLD_BYTES} and at most
+ *   {@link SYNC_COMPRESSION_MAX_BYTES} are compressed in one go and keep an exact `Content-Length`
+ *   (so keyless-front-cache.ts can store the coded bytes); larger ones are piped through a compressor
+ *   on libuv's threads, so one big body does not hold the event loop; smaller ones, and every body of
+ *   a request without `Accept-Encoding`, go out as they are (identity).
  * - A stream (the NDJSON of `/v1/export`) is piped through a compressor that flushes every
  *   {@link STREAM_FLUSH_BYTES} of input, so the body still streams: without it brotli (quality 4) gave
  *   out nothing of a 1.1 MB NDJSON stream before its end (measured here), and gzip waits for its
@@ -23,6 +25,13 @@ import zlib, { constants } from 'node:zlib';
 
 /** Smallest body compressed, bytes: below about a kilobyte the coding's overhead outweighs the gain. */
 export const COMPRESSION_THRESHOLD_BYTES = 1024;
+
+/**
+ * Largest buffered body compressed in one call on the event loop, bytes (`syncThreshold` of
+ * @fastify/compress, whose default on 2 cores is 8 KiB): a default `/public/jobs` or `/v1/jobs` page is
+ * 20-40 KB, which gzip codes in well under a millisecond; 64 KiB is the plugin's own ceiling.
+ */
+export const SYNC_COMPRESSION_MAX_BYTES = 64 * 1024;
 
 /** The codings offered, in the server's order of preference on a tie of the client's weights. */
 export const CONTENT_CODINGS = ['br', 'gzip', 'deflate'] as const;
@@ -121,6 +130,7 @@ export async function installCompression(app: FastifyInstance): Promise<void> {
     globalDecompression: false,
     encodings: [...CONTENT_CODINGS],
     threshold: COMPRESSION_THRESHOLD_BYTES,
+    syncThreshold: SYNC_COMPRESSION_MAX_BYTES,
     customTypes: COMPRESSIBLE,
     zlib: flushingZlib,
     // Quality 4 of 11: @fastify/compress's default, near gzip's speed at a better ratio.

@@ -27,11 +27,10 @@ export interface CachedPage {
   bytes: Buffer;
   /** Its strong entity tag, as `ETag` carries it. */
   etag: string;
-}
-
-interface Entry extends CachedPage {
-  watermark: string;
-  expiresAt: number;
+  /** The change feed's watermark it was built under. */
+  readonly watermark: string;
+  /** When it stops being served, `Date.now()` milliseconds. */
+  readonly expiresAt: number;
 }
 
 /** Settings of {@link KeylessPageCache}. */
@@ -45,12 +44,17 @@ export interface KeylessPageCacheOptions {
 }
 
 export class KeylessPageCache {
-  readonly #entries = new Map<string, Entry>();
+  readonly #entries = new Map<string, CachedPage>();
+  /** The entry each request was answered with (keyless-front-cache.ts stores the response beside it). */
+  readonly #servedTo = new WeakMap<object, CachedPage>();
   readonly #maxEntries: number;
   readonly #ttlMs: number;
   readonly #watermarkMaxAgeMs: number;
-  /** The last watermark reading (or the one under way, shared by concurrent requests). */
-  #watermark: { value: Promise<string>; readAt: number } | undefined;
+  /**
+   * The last watermark reading (or the one under way, shared by concurrent requests); `resolved` once
+   * it has answered, for {@link KeylessPageCache.isCurrent}.
+   */
+  #watermark: { value: Promise<string>; readAt: number; resolved?: string } | undefined;
 
   constructor(options: KeylessPageCacheOptions = {}) {
     this.#maxEntries = options.maxEntries ?? 1000;
@@ -62,15 +66,32 @@ export class KeylessPageCache {
   async #currentWatermark(read: () => Promise<string>, now: number): Promise<string> {
     const last = this.#watermark;
     if (last && now - last.readAt < this.#watermarkMaxAgeMs) return last.value;
-    const reading = { value: read(), readAt: now };
+    const reading: { value: Promise<string>; readAt: number; resolved?: string } = { value: read(), readAt: now };
     this.#watermark = reading;
     try {
-      return await reading.value;
+      reading.resolved = await reading.value;
+      return reading.resolved;
     } catch (error) {
       // A failed reading is never reused: the next request reads again.
       if (this.#watermark === reading) this.#watermark = undefined;
       throw error;
     }
+  }
+
+  /**
+   * Whether `page` would be served now without reading anything: the last watermark reading has
+   * answered, is younger than its maximum age and is the one `page` was built under, and `page` has
+   * not expired. False whenever {@link KeylessPageCache.serve} would read the watermark first, so a
+   * caller that answers on true (keyless-front-cache.ts) never serves what `serve` would not.
+   */
+  isCurrent(page: CachedPage, now: number = Date.now()): boolean {
+    const reading = this.#watermark;
+    return reading !== undefined && now - reading.readAt < this.#watermarkMaxAgeMs && reading.resolved === page.watermark && page.expiresAt > now;
+  }
+
+  /** The entry {@link KeylessPageCache.serve} answered `request` with, if it did. */
+  pageServedTo(request: object): CachedPage | undefined {
+    return this.#servedTo.get(request);
   }
 
   /** Entries held now (tests, metrics). */
@@ -81,17 +102,22 @@ export class KeylessPageCache {
   /**
    * The answer for `key`: the cached one when built under the current watermark (`readWatermark`,
    * see {@link KeylessPageCacheOptions.watermarkMaxAgeMs}) and young enough, else `build()`'s bytes,
-   * stored. `readWatermark` and `build` throw as the handler would; nothing is stored then.
+   * stored. `readWatermark` and `build` throw as the handler would; nothing is stored then. `request`
+   * (the raw request answered) is remembered with the entry, for {@link KeylessPageCache.pageServedTo}.
    */
-  async serve(key: string, readWatermark: () => Promise<string>, build: () => Promise<string>, now: number = Date.now()): Promise<CachedPage> {
+  async serve(key: string, readWatermark: () => Promise<string>, build: () => Promise<string>, now: number = Date.now(), request?: object): Promise<CachedPage> {
     const watermark = await this.#currentWatermark(readWatermark, now);
     const hit = this.#entries.get(key);
-    if (hit && hit.watermark === watermark && hit.expiresAt > now) return hit;
+    if (hit && hit.watermark === watermark && hit.expiresAt > now) {
+      if (request) this.#servedTo.set(request, hit);
+      return hit;
+    }
     const body = await build();
-    const entry: Entry = { bytes: Buffer.from(body, 'utf8'), etag: entityTag(body), watermark, expiresAt: now + this.#ttlMs };
+    const entry: CachedPage = { bytes: Buffer.from(body, 'utf8'), etag: entityTag(body), watermark, expiresAt: now + this.#ttlMs };
     this.#entries.delete(key);
     this.#entries.set(key, entry);
     while (this.#entries.size > this.#maxEntries) this.#entries.delete(this.#entries.keys().next().value!);
+    if (request) this.#servedTo.set(request, entry);
     return entry;
   }
 }

@@ -106,6 +106,9 @@ export async function serve(options: ServeOptions): Promise<void> {
       recordBlocks: config.recordBlocks,
       // `/public/jobs` answers kept as bytes per query, invalidated by the change feed (issue 22).
       keylessPageCache: new KeylessPageCache(),
+      // Repeated /public/jobs requests answered ahead of the router (keyless-front-cache.ts); a hit has
+      // no Fastify request to trace, so not with tracing on.
+      keylessFrontCache: tracing === undefined,
       reports,
       billing: new Billing({ db: database.db, log, provider: stripe ? new StripeCheckout(stripe) : undefined }),
       site: {

@@ -38,6 +38,16 @@ export const httpDuration = new Histogram({
   registers: [registry],
 });
 
+/**
+ * `/public/jobs` requests answered from a stored response ahead of the router
+ * (http/keyless-front-cache.ts); also counted in {@link httpRequests}.
+ */
+export const keylessFrontCacheHits = new Counter({
+  name: 'jobledger_keyless_front_cache_hits_total',
+  help: 'Keyless /public/jobs requests answered from a stored response ahead of the router (also counted in jobledger_http_requests_total).',
+  registers: [registry],
+});
+
 /** 429 (request limits) and 402 (record budget) answers, by error code: the limits a customer hit. */
 export const limitRefusals = new Counter({
   name: 'jobledger_limit_refusals_total',

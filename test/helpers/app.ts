@@ -56,6 +56,8 @@ export interface TestAppOptions {
   keyChanges?: KeyChangeSignal;
   /** The keyless page cache (absent: none, as in most tests; `serve` has one). */
   keylessPageCache?: KeylessPageCache;
+  /** Answer repeated /public/jobs requests ahead of the router (needs `keylessPageCache`; only over a real socket). */
+  keylessFrontCache?: boolean;
   /** Where listings, companies, facets and reports are read (a read replica); absent: the test database. */
   reader?: Kysely<DB>;
 }
@@ -95,6 +97,7 @@ export async function buildTestApp(t: TestDatabase, options: TestAppOptions = {}
     site: options.site,
     keyChanges: options.keyChanges,
     keylessPageCache: options.keylessPageCache,
+    keylessFrontCache: options.keylessFrontCache,
     publicUrl: options.publicUrl,
     reader: options.reader,
   });

@@ -13,7 +13,8 @@
  *   paths outside the table get `no-store` (a 429 or a 404 must not be cached by a shared cache).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { KeylessLimiter } from '../../access/keyless-limit.ts';
+import type { IncomingMessage } from 'node:http';
+import type { KeylessLimiter, KeylessVerdict } from '../../access/keyless-limit.ts';
 import { ApiError } from '../../domain/errors.ts';
 import { keylessRateLimitFields } from '../rate-limit-fields.ts';
 
@@ -68,13 +69,24 @@ function onKeylessSurface(request: FastifyRequest): boolean {
   return isKeylessPath(pattern ?? request.url);
 }
 
+/** Verdicts of requests whose limit was taken before the router saw them (keyless-front-cache.ts). */
+const takenVerdicts = new WeakMap<IncomingMessage, KeylessVerdict>();
+
+/**
+ * Hand a request to the router with the verdict its address's limit already gave it (the front cache
+ * took it, then could not answer): the hook below uses it instead of counting the request twice.
+ */
+export function handOverVerdict(raw: IncomingMessage, verdict: KeylessVerdict): void {
+  takenVerdicts.set(raw, verdict);
+}
+
 /** Add the keyless limit and Cache-Control hooks to the root app (before any route is registered). */
 export function installKeylessAccess(app: FastifyInstance, limiter: KeylessLimiter): void {
   app.addHook('onRequest', async (request, reply) => {
     if (request.method === 'OPTIONS' || !onKeylessSurface(request)) return;
     // A route may opt out (`config: { keylessLimit: false }`): the payment provider's signed webhook.
     if ((request.routeOptions.config as { keylessLimit?: boolean } | undefined)?.keylessLimit === false) return;
-    const verdict = await limiter.take(request.ip);
+    const verdict = takenVerdicts.get(request.raw) ?? (await limiter.take(request.ip));
     const fields = keylessRateLimitFields(verdict);
     if (!verdict.allowed) {
       throw new ApiError(

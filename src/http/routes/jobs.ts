@@ -123,7 +123,7 @@ export function keylessJobRoutes(ctx: AppContext) {
       if (!cache) return answer();
       // Keyed by the parsed request: equivalent spellings of a query share an entry.
       const key = JSON.stringify([listing.filter, listing.scope, listing.limit, listing.includeDescription]);
-      const cached = await cache.serve(key, () => changeWatermark(ctx.reader), async () => reply.serialize(await answer()) as string);
+      const cached = await cache.serve(key, () => changeWatermark(ctx.reader), async () => reply.serialize(await answer()) as string, Date.now(), request.raw);
       reply.header('ETag', cached.etag).type('application/json; charset=utf-8');
       return cached.bytes;
     });

@@ -17,9 +17,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('per-host crawl slots', () => {
   const t = useTestDatabase();
-  /** Slot locks held now, by any session. */
+  /** Slot locks held now, by any session of this test's database (other test files crawl beside it). */
   const heldLocks = async () => {
-    const { rows } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND classid = ${LOCK_SPACE} AND granted`.execute(t.db);
+    const { rows } = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM pg_locks
+       WHERE locktype = 'advisory' AND classid = ${LOCK_SPACE} AND granted
+         AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`.execute(t.db);
     return rows[0]!.n;
   };
   /** Held slot locks once the holders have had up to 2 s to give them back (they unlock after their last caller settles). */

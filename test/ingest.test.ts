@@ -14,7 +14,7 @@ import { ashbyPayload } from './helpers/postings.ts';
 async function snapshot(t: TestDatabase) {
   const jobs = await t.db
     .selectFrom('jobs')
-    .select(['id', 'status', 'content_hash', 'last_verified_at', 'updated_at', 'withheld_kind', 'closed_at'])
+    .select(['id', 'target_id', 'missed_crawls', 'status', 'content_hash', 'last_verified_at', 'updated_at', 'withheld_kind', 'closed_at'])
     .orderBy('id')
     .execute();
   const events = await t.db.selectFrom('change_events').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
@@ -49,8 +49,26 @@ describe('ingestion', () => {
 
   it('answers a second import with 304s: nothing changes but last_verified_at', async () => {
     const before = await snapshot(t);
+    const targetsBefore = await t.db.selectFrom('crawl_targets').select(['id', 'good_crawls']).where('id', 'in', boards.map((b) => b.id)).execute();
+    const startedAt = new Date();
     const reports = await pipeline.crawl(boards);
     expect(outcomes(reports)).toEqual(boards.map(() => 'not_modified'));
+    // Each 304 is recorded as a good not-modified crawl, with the rows it re-verified, and its lease given back.
+    const runs = await t.db.selectFrom('crawl_runs').selectAll().where('started_at', '>=', startedAt).where('target_id', 'in', boards.map((b) => b.id)).execute();
+    expect(runs.map((r) => r.target_id).sort()).toEqual(boards.map((b) => b.id).sort());
+    for (const run of runs) {
+      const listed = before.jobs.filter((j) => j.target_id === run.target_id && j.missed_crawls === 0).length;
+      expect(run).toMatchObject({ outcome: 'not_modified', error_kind: null, postings: 0, created: 0, updated: 0, unchanged: listed, closed: 0, withdrawn: 0 });
+      expect(listed).toBeGreaterThan(0);
+      expect(run.finished_at.getTime()).toBeGreaterThanOrEqual(run.started_at.getTime());
+    }
+    const targetsAfter = await t.db.selectFrom('crawl_targets').selectAll().where('id', 'in', boards.map((b) => b.id)).execute();
+    for (const target of targetsAfter) {
+      const was = targetsBefore.find((x) => x.id === target.id)!;
+      expect(target).toMatchObject({ good_crawls: was.good_crawls + 1, consecutive_failures: 0, last_error: null, lease_owner: null, lease_expires_at: null });
+      expect(target.last_success_at!.getTime()).toBeGreaterThanOrEqual(startedAt.getTime());
+      expect(target.etag ?? target.last_modified).toBeTruthy();
+    }
     const after = await snapshot(t);
     expect(after.events).toBe(before.events);
     expect(after.jobs.map(({ last_verified_at: _, ...rest }) => rest)).toEqual(before.jobs.map(({ last_verified_at: _, ...rest }) => rest));

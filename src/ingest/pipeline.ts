@@ -178,9 +178,15 @@ export async function crawlTarget(
   }, (ttlSeconds * 1000) / 3);
   heartbeat.unref();
   try {
-    return await crawlLeased(deps, providers, lease.row, async (run) => {
-      await recordCrawlRun(deps.db, { ...run, releaseLeaseOf: owner });
-      leaseReleased = true;
+    return await crawlLeased(deps, providers, lease.row, {
+      write: async (run) => {
+        await recordCrawlRun(deps.db, { ...run, releaseLeaseOf: owner });
+        leaseReleased = true;
+      },
+      leaseOwner: owner,
+      written: () => {
+        leaseReleased = true;
+      },
     });
   } catch (error) {
     return databaseFailure('the crawl bookkeeping failed', error);
@@ -196,15 +202,19 @@ export async function crawlTarget(
 }
 
 /**
- * The crawl itself, under a lease its caller holds. `record` writes the crawl's outcome (the last write
- * of every path; it also gives the lease back).
+ * How a crawl writes its outcome, the last write of every path, which also gives the crawl lease back:
+ * `write` records it; a ledger statement that records the crawl itself (an unchanged board's, see
+ * `applyUnchangedBoard`) releases `leaseOwner`'s lease the same way and then calls `written`.
  */
-async function crawlLeased(
-  deps: PipelineDeps,
-  providers: Map<string, ProviderInfo>,
-  row: CrawlTargetRow,
-  record: (run: CrawlRunRecord) => Promise<void>,
-): Promise<CrawlReport> {
+interface CrawlRecorder {
+  write(run: CrawlRunRecord): Promise<void>;
+  leaseOwner: string;
+  written(): void;
+}
+
+/** The crawl itself, under a lease its caller holds; its outcome is recorded through `recorder`. */
+async function crawlLeased(deps: PipelineDeps, providers: Map<string, ProviderInfo>, row: CrawlTargetRow, recorder: CrawlRecorder): Promise<CrawlReport> {
+  const record = (run: CrawlRunRecord) => recorder.write(run);
   const clock = deps.now ?? (() => new Date());
   const startedAt = clock();
   const target: CrawlTarget = toCrawlTarget(row);
@@ -236,9 +246,17 @@ async function crawlLeased(
   if (outcome.kind === 'not_modified') {
     let unchanged;
     try {
-      unchanged = await applyUnchangedBoard(deps.db, { targetId: target.id, now: startedAt, absence });
+      // Recorded by the same statement when nothing is left to close or probe (most unchanged boards).
+      const run = { targetId: target.id, startedAt, finishedAt: clock(), releaseLeaseOf: recorder.leaseOwner };
+      unchanged = await applyUnchangedBoard(deps.db, { targetId: target.id, now: startedAt, absence, record: run });
     } catch (error) {
       return fail('ledger', (error as Error).message);
+    }
+    if (unchanged.recorded) {
+      recorder.written();
+      const probes = { probed: 0, provedDead: 0 };
+      log.info({ ...unchanged, ...probes }, 'board not modified since the last crawl');
+      return { targetId: target.id, outcome: 'not_modified', reverified: unchanged.reverified, notSeen: 0, probes, ms: elapsed() };
     }
     const probes = await probeMissing(deps, row, clock);
     await record({

@@ -43,6 +43,7 @@ import {
 import type { NormalizedJob } from '../domain/posting.ts';
 import type { QualityVerdict } from '../domain/quality.ts';
 import { resolveCompany, type CompanyRef } from './companies.ts';
+import { notModifiedRecordCtes, type NotModifiedRun } from './crawl-targets.ts';
 import { keepEnrichments } from './enrichment-records.ts';
 import type { DB, JobRow, JobsTable } from './schema.ts';
 
@@ -393,6 +394,8 @@ async function recordChanges(trx: Transaction<DB>, events: readonly PlannedEvent
 
 /** What an unchanged-board answer did: rows re-verified, and the absence rule applied to the rest. */
 export interface UnchangedBoardCounts {
+  /** Whether the crawl's record (`input.record`) was written by the same statement. */
+  recorded: boolean;
   reverified: number;
   /** Live rows the board (still) does not list. */
   missed: number;
@@ -404,25 +407,35 @@ export interface UnchangedBoardCounts {
 /**
  * A 304 answer proves the whole board is exactly as last crawled: every row it listed is re-verified,
  * and every live row it did not list has missed one more good crawl (closed as `not_seen` under
- * `absence`). The decisions are {@link planUnchangedBoard}'s.
+ * `absence`). The decisions are {@link planUnchangedBoard}'s. With `record`, a board where nothing is
+ * left to count or close (no live row it stopped listing) is also recorded as a not-modified good
+ * crawl in the same statement (`recorded: true`); otherwise the caller records it.
  */
-export async function applyUnchangedBoard(db: Kysely<DB>, input: { targetId: string; now: Date; absence: AbsencePolicy }): Promise<UnchangedBoardCounts> {
-  const { targetId, now, absence } = input;
+export async function applyUnchangedBoard(
+  db: Kysely<DB>,
+  input: { targetId: string; now: Date; absence: AbsencePolicy; record?: NotModifiedRun },
+): Promise<UnchangedBoardCounts> {
+  const { targetId, now, absence, record } = input;
   // Most unchanged boards have no live row that an earlier crawl missed: their 304 only re-verifies
   // what they listed, which one statement does (the same rows, locked in id order, then updated),
-  // instead of a transaction of four round trips. A board with such rows goes through the plan below
-  // (which re-verifies the same rows again, to the same instant).
-  const fast = await sql<{ reverified: number; pending: boolean }>`
+  // instead of a transaction of four round trips; with `record`, the same statement also records the
+  // crawl (nothing is left to close or probe). A board with such rows goes through the plan below
+  // (which re-verifies the same rows again, to the same instant) and is recorded by its caller.
+  const recording = record ? sql`, ${notModifiedRecordCtes(record, sql`(SELECT count(*) FROM verified)`, sql`(SELECT NOT pending FROM settled)`)}` : sql``;
+  const fast = await sql<{ reverified: number; pending: boolean; recorded: boolean }>`
     WITH board AS (
       SELECT id, missed_crawls FROM jobs
        WHERE target_id = ${targetId} AND (missed_crawls = 0 OR status = 'live')
        ORDER BY id FOR UPDATE
     ), verified AS (
       UPDATE jobs SET last_verified_at = ${now} FROM board WHERE jobs.id = board.id AND board.missed_crawls = 0 RETURNING jobs.id
-    )
-    SELECT (SELECT count(*) FROM verified)::int AS reverified, EXISTS (SELECT 1 FROM board WHERE missed_crawls > 0) AS pending`.execute(db);
+    ), settled AS (
+      SELECT EXISTS (SELECT 1 FROM board WHERE missed_crawls > 0) AS pending
+    )${recording}
+    SELECT (SELECT count(*) FROM verified)::int AS reverified, (SELECT pending FROM settled) AS pending,
+           ${record ? sql`EXISTS (SELECT 1 FROM recorded_run)` : sql`false`} AS recorded`.execute(db);
   const first = fast.rows[0]!;
-  if (!first.pending) return { reverified: first.reverified, missed: 0, notSeen: 0, events: 0 };
+  if (!first.pending) return { recorded: first.recorded, reverified: first.reverified, missed: 0, notSeen: 0, events: 0 };
   return db.transaction().execute(async (trx) => {
     const rows = await trx
       .selectFrom('jobs')
@@ -447,7 +460,7 @@ export async function applyUnchangedBoard(db: Kysely<DB>, input: { targetId: str
     if (plan.missed.length > 0) await countMissed(trx, plan.missed);
     if (plan.notSeen.length > 0) await closeNotSeen(trx, plan.notSeen, now);
     const events = await recordChanges(trx, plan.events);
-    return { reverified: plan.reverified.length, missed: plan.missed.length + plan.notSeen.length, notSeen: plan.notSeen.length, events };
+    return { recorded: false, reverified: plan.reverified.length, missed: plan.missed.length + plan.notSeen.length, notSeen: plan.notSeen.length, events };
   });
 }
 

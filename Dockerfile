@@ -12,7 +12,10 @@ COPY packages/sdk/package.json packages/sdk/package.json
 RUN npm ci --omit=dev --omit=optional --no-audit --no-fund && npm cache clean --force
 
 FROM node:24-slim AS runtime
+# NODE_OPTIONS: V8's young generation capped at 32 MB instead of 128 MB under load, as `npm start`
+# runs it (README, "In production"; bench/README.md "Memory soak").
 ENV NODE_ENV=production \
+    NODE_OPTIONS=--max-semi-space-size=16 \
     HOST=0.0.0.0 \
     PORT=8080 \
     JOBLEDGER_DATA_DIR=/var/lib/jobledger

@@ -16,8 +16,22 @@ export const KEYLESS_BURST = 10;
 /** Window length in seconds: {@link KEYLESS_BURST} / 5 s = 2 requests per second on average. */
 export const KEYLESS_WINDOW_SECONDS = 5;
 
+/** Counting keys of recently seen addresses: parsing one was a few percent of a cached keyless hit's CPU. */
+const recentKeys = new Map<string, string>();
+/** Addresses remembered at most; the memo starts over when it is full. */
+const RECENT_KEYS_MAX = 10_000;
+
 /** The counting key of a client address: IPv4 as is, IPv6 by its /64, IPv4-mapped IPv6 as IPv4. */
 export function clientKey(address: string): string {
+  const known = recentKeys.get(address);
+  if (known !== undefined) return known;
+  const key = parsedClientKey(address);
+  if (recentKeys.size >= RECENT_KEYS_MAX) recentKeys.clear();
+  recentKeys.set(address, key);
+  return key;
+}
+
+function parsedClientKey(address: string): string {
   let parsed: ipaddr.IPv4 | ipaddr.IPv6;
   try {
     parsed = ipaddr.process(address);

@@ -25,7 +25,7 @@
  * turns it off then.
  */
 import proxyAddr from '@fastify/proxy-addr';
-import { createServer, type IncomingMessage, type ServerOptions, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerOptions, type Server, type ServerResponse } from 'node:http';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions, RouteOptions } from 'fastify';
 import type { KeylessLimiter, KeylessVerdict } from '../access/keyless-limit.ts';
 import { httpDuration, httpRequests, keylessFrontCacheHits } from '../observability/metrics.ts';
@@ -89,8 +89,11 @@ export function frontCacheKey(req: IncomingMessage): string | undefined {
 
 /** One stored response. */
 interface StoredResponse {
-  /** Response fields without the per-request ones, lower-case names. */
-  fields: OutgoingHttpHeaders;
+  /**
+   * Response fields without the per-request ones, lower-case names, as the flat name/value list
+   * `writeHead` takes (copied per hit, where an object would be spread and walked).
+   */
+  fields: string[];
   /** The body as it went out (coded when the router coded it). */
   body: Buffer;
   /** The keyless page cache's entry the body was built from: its freshness is the stored response's. */
@@ -119,6 +122,9 @@ export class KeylessFrontCache {
   #log: FastifyBaseLogger | undefined;
   /** Set once the app starts closing: every request goes to the router, which answers 503 then. */
   #closing = false;
+  /** The request metrics' series of a hit, looked up once (the labels are the router's for it). */
+  readonly #requests = httpRequests.labels({ route: ROUTE, method: 'GET', status: '200', plan: 'keyless' });
+  readonly #duration = httpDuration.labels({ route: ROUTE, method: 'GET', plan: 'keyless' });
 
   constructor(options: KeylessFrontCacheOptions) {
     this.#pages = options.pages;
@@ -157,9 +163,10 @@ export class KeylessFrontCache {
     const page = this.#pages.pageServedTo(request.raw);
     const key = frontCacheKey(request.raw);
     if (page === undefined || key === undefined) return;
-    const fields: OutgoingHttpHeaders = {};
+    const fields: string[] = [];
     for (const [name, value] of Object.entries(reply.getHeaders())) {
-      if (value !== undefined && !PER_REQUEST_FIELDS.has(name)) fields[name] = value;
+      if (value === undefined || PER_REQUEST_FIELDS.has(name)) continue;
+      for (const one of [value].flat()) fields.push(name, String(one));
     }
     this.#entries.delete(key);
     this.#entries.set(key, { fields, body: payload, page });
@@ -202,16 +209,18 @@ export class KeylessFrontCache {
 
   #send(req: IncomingMessage, res: ServerResponse, stored: StoredResponse, verdict: KeylessVerdict, address: string, started: number): void {
     const id = requestId(req);
-    const fields: OutgoingHttpHeaders = { ...stored.fields, 'x-request-id': id };
+    const fields = stored.fields.slice();
+    fields.push('x-request-id', id);
     // Lower-case names, as Fastify writes them.
-    for (const [name, value] of Object.entries(keylessRateLimitFields(verdict) ?? {})) fields[name.toLowerCase()] = value;
-    fields['content-length'] = stored.body.length;
+    const limit = keylessRateLimitFields(verdict);
+    if (limit) fields.push('ratelimit-policy', limit['RateLimit-Policy']!, 'ratelimit', limit.RateLimit!);
+    fields.push('content-length', String(stored.body.length));
     res.writeHead(200, fields);
     res.end(stored.body);
     const seconds = (performance.now() - started) / 1000;
     keylessFrontCacheHits.inc();
-    httpRequests.inc({ route: ROUTE, method: 'GET', status: '200', plan: 'keyless' });
-    httpDuration.observe({ route: ROUTE, method: 'GET', plan: 'keyless' }, seconds);
+    this.#requests.inc();
+    this.#duration.observe(seconds);
     // The router's one access line (app.ts AccessLog), with the same `req` serializer.
     this.#log?.info({ reqId: id, req: { method: 'GET', url: req.url, ip: address }, res: { statusCode: 200 }, responseTime: seconds * 1000 }, 'request completed');
   }

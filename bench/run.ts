@@ -16,7 +16,8 @@
  * Settings (environment): BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/jobledger_bench,
  * jobledger_bench_quick with --quick), BENCH_ROWS (1,000,000; 5,000 with --quick), BENCH_DURATION
  * seconds per measurement (8; 2 with --quick), REDIS_URL (default redis://127.0.0.1:6379; the Redis
- * variant is skipped when it does not answer), BENCH_SHAPES (comma list of shape ids to run).
+ * variant is skipped when it does not answer), BENCH_SHAPES (comma list of shape ids to run),
+ * BENCH_SERVICE_NODE_FLAGS (the service's Node.js flags; default those of `npm start`).
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createReadStream, createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -40,6 +41,12 @@ import { freePort } from '../test/helpers/ports.ts';
 const run = promisify(execFile);
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const NODE = process.execPath;
+/**
+ * Node.js flags of the service under test: those `npm start` and the Docker image run it with (V8's
+ * young generation capped, README "In production"), so its CPU and RSS are production's.
+ * BENCH_SERVICE_NODE_FLAGS overrides them (space-separated; empty: Node.js's defaults).
+ */
+const SERVICE_NODE_FLAGS = (process.env.BENCH_SERVICE_NODE_FLAGS ?? '--max-semi-space-size=16').split(' ').filter(Boolean);
 const quick = process.argv.includes('--quick') || process.env.BENCH_QUICK === '1';
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? `postgres://postgres@127.0.0.1:5432/${quick ? 'jobledger_bench_quick' : 'jobledger_bench'}`;
 const ROWS = Number(process.env.BENCH_ROWS ?? (quick ? 5_000 : 1_000_000));
@@ -100,9 +107,9 @@ function withDatabase(url: string, name: string): string {
 }
 
 /** Start a child that prints `listening <port>` when ready. */
-async function startChild(script: string, env: Record<string, string>): Promise<{ child: ChildProcess; port: number; url: string; stop(): Promise<void> }> {
+async function startChild(script: string, env: Record<string, string>, nodeFlags: string[] = []): Promise<{ child: ChildProcess; port: number; url: string; stop(): Promise<void> }> {
   const port = await freePort();
-  const child = spawn(NODE, [path.join(ROOT, script)], { cwd: ROOT, env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(NODE, [...nodeFlags, path.join(ROOT, script)], { cwd: ROOT, env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise<void>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -132,7 +139,7 @@ function startService(variant: { counters: 'memory' | 'redis' | 'postgres'; limi
     BENCH_LIMITS: variant.limits ? 'on' : 'off',
     BENCH_CAPTURE: variant.capture ? '1' : '0',
     LOG_LEVEL: 'warn',
-  });
+  }, SERVICE_NODE_FLAGS);
 }
 
 /** CPU time (user + system) a process has used, ms, from /proc/<pid>/stat (clock ticks of 10 ms). */

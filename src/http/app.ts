@@ -181,6 +181,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // parser refuses (clientError), what the router refuses (frameworkErrors), a missing Host.
   // Set below once the limiter exists; the server's listener asks it first (keyless-front-cache.ts).
   let front: KeylessFrontCache | undefined;
+  // The client address matters for the keyless limit only. Behind N proxies, the Nth address from the
+  // right of X-Forwarded-For is the client; with no trusted hop the socket address is.
+  const trustProxy = trustedHops(options.trustProxyHops ?? 0);
   const app = Fastify({
     loggerInstance: options.log.child({ component: 'http' }, { serializers: { req: requestSerializer } }) as FastifyBaseLogger,
     // One access line per request, not Fastify's two (AccessLog).
@@ -190,9 +193,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     http: { maxHeaderSize: MAX_HEADER_BYTES, requireHostHeader: false },
     clientErrorHandler: clientErrorHandler(options.docsUrl),
     frameworkErrors: frameworkErrorHandler(options.docsUrl),
-    // The client address matters for the keyless limit only. Behind N proxies, the Nth address from the
-    // right of X-Forwarded-For is the client; with no trusted hop the socket address is.
-    trustProxy: trustedHops(options.trustProxyHops ?? 0),
+    trustProxy,
     requestIdHeader: false,
     genReqId: requestId,
     ...(options.keylessPageCache && options.keylessFrontCache ? { serverFactory: frontCachedServer(() => front) } : {}),
@@ -335,7 +336,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await installCompression(app);
   // After compression: it stores `/public/jobs` answers as they went out, coded or not.
   if (options.keylessPageCache && options.keylessFrontCache) {
-    front = new KeylessFrontCache({ pages: options.keylessPageCache, limiter: keylessLimiter, trustProxy: trustedHops(options.trustProxyHops ?? 0) });
+    front = new KeylessFrontCache({ pages: options.keylessPageCache, limiter: keylessLimiter, trustProxy });
     front.install(app);
   }
 

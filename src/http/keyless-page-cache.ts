@@ -33,6 +33,13 @@ export interface CachedPage {
   readonly expiresAt: number;
 }
 
+/** One reading of the change feed's watermark: `resolved` once it has answered, for {@link KeylessPageCache.isCurrent}. */
+interface WatermarkReading {
+  value: Promise<string>;
+  readAt: number;
+  resolved?: string;
+}
+
 /** Settings of {@link KeylessPageCache}. */
 export interface KeylessPageCacheOptions {
   /** Entries kept at most (default 1,000). */
@@ -50,11 +57,8 @@ export class KeylessPageCache {
   readonly #maxEntries: number;
   readonly #ttlMs: number;
   readonly #watermarkMaxAgeMs: number;
-  /**
-   * The last watermark reading (or the one under way, shared by concurrent requests); `resolved` once
-   * it has answered, for {@link KeylessPageCache.isCurrent}.
-   */
-  #watermark: { value: Promise<string>; readAt: number; resolved?: string } | undefined;
+  /** The last watermark reading (or the one under way, shared by concurrent requests). */
+  #watermark: WatermarkReading | undefined;
 
   constructor(options: KeylessPageCacheOptions = {}) {
     this.#maxEntries = options.maxEntries ?? 1000;
@@ -66,7 +70,7 @@ export class KeylessPageCache {
   async #currentWatermark(read: () => Promise<string>, now: number): Promise<string> {
     const last = this.#watermark;
     if (last && now - last.readAt < this.#watermarkMaxAgeMs) return last.value;
-    const reading: { value: Promise<string>; readAt: number; resolved?: string } = { value: read(), readAt: now };
+    const reading: WatermarkReading = { value: read(), readAt: now };
     this.#watermark = reading;
     try {
       reading.resolved = await reading.value;

@@ -214,7 +214,6 @@ interface CrawlRecorder {
 
 /** The crawl itself, under a lease its caller holds; its outcome is recorded through `recorder`. */
 async function crawlLeased(deps: PipelineDeps, providers: Map<string, ProviderInfo>, row: CrawlTargetRow, recorder: CrawlRecorder): Promise<CrawlReport> {
-  const record = (run: CrawlRunRecord) => recorder.write(run);
   const clock = deps.now ?? (() => new Date());
   const startedAt = clock();
   const target: CrawlTarget = toCrawlTarget(row);
@@ -227,7 +226,7 @@ async function crawlLeased(deps: PipelineDeps, providers: Map<string, ProviderIn
   const fail = async (errorKind: string, error: string): Promise<CrawlReport> => {
     log.warn({ errorKind, error }, 'crawl failed; the ledger is unchanged');
     // A database that is gone cannot take the record either; the report still says what happened.
-    await record({ targetId: target.id, startedAt, finishedAt: clock(), outcome: 'failed', errorKind, error, goodCrawl: false }).catch((recordError: unknown) =>
+    await recorder.write({ targetId: target.id, startedAt, finishedAt: clock(), outcome: 'failed', errorKind, error, goodCrawl: false }).catch((recordError: unknown) =>
       log.warn({ err: recordError }, 'could not record the failed crawl'),
     );
     return { targetId: target.id, outcome: 'failed', errorKind, error, ms: elapsed() };
@@ -252,21 +251,19 @@ async function crawlLeased(deps: PipelineDeps, providers: Map<string, ProviderIn
     } catch (error) {
       return fail('ledger', (error as Error).message);
     }
-    if (unchanged.recorded) {
-      recorder.written();
-      const probes = { probed: 0, provedDead: 0 };
-      log.info({ ...unchanged, ...probes }, 'board not modified since the last crawl');
-      return { targetId: target.id, outcome: 'not_modified', reverified: unchanged.reverified, notSeen: 0, probes, ms: elapsed() };
+    // Recorded already: no live row is missing from the board, so there is nothing to probe either.
+    const probes = unchanged.recorded ? { probed: 0, provedDead: 0 } : await probeMissing(deps, row, clock);
+    if (unchanged.recorded) recorder.written();
+    else {
+      await recorder.write({
+        targetId: target.id,
+        startedAt,
+        finishedAt: clock(),
+        outcome: 'not_modified',
+        goodCrawl: true,
+        counts: { unchanged: unchanged.reverified, closed: unchanged.notSeen + probes.provedDead },
+      });
     }
-    const probes = await probeMissing(deps, row, clock);
-    await record({
-      targetId: target.id,
-      startedAt,
-      finishedAt: clock(),
-      outcome: 'not_modified',
-      goodCrawl: true,
-      counts: { unchanged: unchanged.reverified, closed: unchanged.notSeen + probes.provedDead },
-    });
     log.info({ ...unchanged, ...probes }, 'board not modified since the last crawl');
     return { targetId: target.id, outcome: 'not_modified', reverified: unchanged.reverified, notSeen: unchanged.notSeen, probes, ms: elapsed() };
   }
@@ -339,7 +336,7 @@ async function crawlLeased(deps: PipelineDeps, providers: Map<string, ProviderIn
       log.warn({ err: error }, 'could not close the postings the source proved dead');
     }
   }
-  await record({
+  await recorder.write({
     targetId: target.id,
     startedAt,
     finishedAt: clock(),

@@ -420,12 +420,8 @@ export interface NotModifiedRun {
  * recorded with `EXISTS (SELECT 1 FROM recorded_run)`.
  */
 export function notModifiedRecordCtes(run: NotModifiedRun, unchanged: RawBuilder<unknown>, when: RawBuilder<unknown>): RawBuilder<unknown> {
-  const owner = run.releaseLeaseOf;
-  // As leaseRelease: SET expressions read the row as it was, so both see the old lease_owner.
-  const release =
-    owner === undefined
-      ? sql``
-      : sql`, lease_owner = CASE WHEN lease_owner = ${owner} THEN NULL ELSE lease_owner END, lease_expires_at = CASE WHEN lease_owner = ${owner} THEN NULL ELSE lease_expires_at END`;
+  const lease = leaseRelease(run.releaseLeaseOf);
+  const release = 'lease_owner' in lease ? sql`, lease_owner = ${lease.lease_owner}, lease_expires_at = ${lease.lease_expires_at}` : sql``;
   return sql`recorded_target AS (
       UPDATE crawl_targets
          SET last_attempt_at = ${run.startedAt}, last_success_at = ${run.finishedAt}, last_error = NULL, consecutive_failures = 0, good_crawls = good_crawls + 1${release}

@@ -6,8 +6,6 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadFxRates, type FxRates } from '../src/enrich/fx.ts';
 import { createFetcher, type GuardedFetcher } from '../src/ingest/fetcher.ts';
@@ -16,6 +14,7 @@ import { currentFxRates, followFxRates, refreshFxRates } from '../src/ingest/fx-
 import { createReportReader, defaultReportSettings } from '../src/reports/snapshots.ts';
 import { latestFxDays } from '../src/store/fx-rates.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import { capturingLog } from './helpers/logs.ts';
 import { loopbackFetchConfig } from './helpers/fixtures.ts';
 
 const PATH = '/stats/eurofxref/eurofxref-daily.xml';
@@ -39,18 +38,6 @@ function dailyXml(date: string): string {
 \t\t</Cube>
 \t</Cube>
 </gesmes:Envelope>`;
-}
-
-/** A pino logger whose lines are kept for assertions. */
-function capturingLog(): { log: pino.Logger; lines: Array<Record<string, unknown>> } {
-  const lines: Array<Record<string, unknown>> = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { log: pino({ level: 'info' }, stream), lines };
 }
 
 describe('ECB rate refresh', () => {

@@ -5,16 +5,15 @@
  * differently (a 429, a conditional request, a recorded change) is answered by the router.
  */
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { Writable } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeylessPageCache } from '../src/http/keyless-page-cache.ts';
 import { keylessFrontCacheHits } from '../src/observability/metrics.ts';
 import { buildTestApp } from './helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import { capturingLog } from './helpers/logs.ts';
 
 interface Answer {
   status: number;
@@ -58,19 +57,10 @@ describe('the keyless front cache', () => {
   let limited: FastifyInstance;
   let port: number;
   let limitedPort: number;
-  const logLines: Record<string, unknown>[] = [];
+  const { log, lines: logLines } = capturingLog();
 
   beforeAll(async () => {
     t = await createTestDatabase({ corpus: true });
-    const log = pino(
-      { level: 'info' },
-      new Writable({
-        write(chunk: Buffer, _encoding, done) {
-          logLines.push(JSON.parse(chunk.toString('utf8')) as Record<string, unknown>);
-          done();
-        },
-      }),
-    );
     // A watermark reading is reused for 300 ms here (a second in `serve`), so a change shows quickly.
     app = await buildTestApp(t, { keylessPageCache: new KeylessPageCache({ watermarkMaxAgeMs: 300 }), keylessFrontCache: true, log, contract: false });
     limited = await buildTestApp(t, { keylessPageCache: new KeylessPageCache(), keylessFrontCache: true, keylessBurst: 3, contract: false });

@@ -3,7 +3,6 @@
  * traffic counted by route, status and plan, 429s counted, the ledger gauges (pool, feed lag), the
  * request id accepted and returned, and the key prefix, never the secret, in the access log.
  */
-import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +11,7 @@ import { PGBOSS_SCHEMA } from '../src/store/operations.ts';
 import { observeCrawl, startMetricsServer, watchLedger, type MetricsServer } from '../src/observability/metrics.ts';
 import { bearer, buildTestApp, createKey } from './helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import { capturingLog } from './helpers/logs.ts';
 import type { CreatedKey } from '../src/access/api-keys.ts';
 
 const TOKEN = 'metrics-token-0123456789';
@@ -21,17 +21,11 @@ describe('metrics and request logs', () => {
   let app: FastifyInstance;
   let metrics: MetricsServer;
   let key: CreatedKey;
-  const lines: Record<string, unknown>[] = [];
+  const { log, lines } = capturingLog();
 
   beforeAll(async () => {
     t = await createTestDatabase({ corpus: true });
-    const sink = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
-        done();
-      },
-    });
-    app = await buildTestApp(t, { keylessBurst: 2, log: pino({ level: 'info' }, sink) });
+    app = await buildTestApp(t, { keylessBurst: 2, log });
     key = await createKey(t, 'scale');
     watchLedger(t.db, t.pool);
     metrics = await startMetricsServer({ port: 0, host: '127.0.0.1', token: TOKEN, log: pino({ level: 'silent' }) });

@@ -32,13 +32,26 @@ export interface JobViewOptions {
   includeQuality?: boolean;
 }
 
+/** A stored text as served: null and the empty string are "omitted when empty" (spec: nullability table). */
+function text<T extends string>(value: T | null | undefined): T | undefined {
+  return value === null || value === '' ? undefined : value;
+}
+
 /**
  * Map a stored row to the served Job: "always present" fields always set, "present, may be null"
- * set to null when empty, "omitted when empty" left out (spec: nullability table).
+ * set to null when empty, "omitted when empty" left undefined, which both serializers omit (the
+ * response schema's and `JSON.stringify`; spec: nullability table).
+ *
+ * Every Job has every key, in the served order (the always-present ones first, then the optional ones
+ * in the order store/job-lines.ts builds them): one object literal gives every row the same hidden class,
+ * so the serializer's property reads stay monomorphic. Adding only the present optional keys one by one
+ * gave each combination of them a shape of its own; presenting and serializing were 15% of a listing's
+ * Node.js time (issue 22, bench/README.md).
  */
 export function toJob(row: JobViewRow, options: JobViewOptions): Job {
   const lag = firstSeenLagHours(row.posted_at, row.first_seen_at);
-  const job: Job = {
+  const quality = options.includeQuality === true;
+  return {
     id: row.id,
     slug: row.slug,
     title: row.title,
@@ -58,42 +71,34 @@ export function toJob(row: JobViewRow, options: JobViewOptions): Job {
     salary_max_annual_eur: row.salary_max_annual_eur,
     repost_count: row.repost_count,
     field_sources: servedFieldSources(row, lag),
-  };
-  const optional: Partial<Job> = {
-    company_logo: row.company_logo ?? undefined,
-    company_domain: row.company_domain ?? undefined,
-    state: row.state ?? undefined,
+    company_logo: text(row.company_logo),
+    company_domain: text(row.company_domain),
+    state: text(row.state),
     expires_at: iso(row.upstream_closes_at),
-    category: row.category ?? undefined,
-    country: row.country ?? undefined,
-    city: row.city ?? undefined,
-    location: row.location ?? undefined,
-    remote: (row.remote as Job['remote']) ?? undefined,
-    employment_type: row.employment_type ?? undefined,
-    seniority: row.seniority ?? undefined,
+    category: text(row.category),
+    country: text(row.country),
+    city: text(row.city),
+    location: text(row.location),
+    remote: text(row.remote as Job['remote'] | null),
+    employment_type: text(row.employment_type),
+    seniority: text(row.seniority),
     posted_at: iso(row.posted_at),
     first_seen_at: iso(row.first_seen_at),
     first_seen_lag_hours: lag,
     upstream_expired_at: iso(row.upstream_expired_at),
-    apply_url: row.apply_url ?? undefined,
-    description: options.includeDescription && row.has_description ? (row.description_html ?? undefined) : undefined,
+    apply_url: text(row.apply_url),
+    description: options.includeDescription && row.has_description ? text(row.description_html) : undefined,
     salary_min: row.salary_min ?? undefined,
     salary_max: row.salary_max ?? undefined,
-    salary_currency: row.salary_currency ?? undefined,
-    salary_period: row.salary_period ?? undefined,
-    salary_source: row.salary_source ?? undefined,
-    attribution: row.attribution ?? undefined,
-    canonical_url: row.canonical_url ?? undefined,
+    salary_currency: text(row.salary_currency),
+    salary_period: text(row.salary_period),
+    salary_source: text(row.salary_source),
+    attribution: text(row.attribution),
+    canonical_url: text(row.canonical_url),
+    quality_verdict: quality ? row.quality_verdict : undefined,
+    quality_rule_id: quality ? text(row.quality_rule_id) : undefined,
+    quality_matched_host: quality ? text(row.quality_matched_host) : undefined,
   };
-  if (options.includeQuality) {
-    optional.quality_verdict = row.quality_verdict;
-    optional.quality_rule_id = row.quality_rule_id ?? undefined;
-    optional.quality_matched_host = row.quality_matched_host ?? undefined;
-  }
-  for (const [key, value] of Object.entries(optional)) {
-    if (value !== undefined && value !== '') (job as Record<string, unknown>)[key] = value;
-  }
-  return job;
 }
 
 /**

@@ -5,30 +5,34 @@
 import type { Company } from '../../domain/company.ts';
 import type { CompanyDirectoryRow } from '../../store/company-directory.ts';
 
-/** Map a directory row to the served Company: empty values are left out (spec: all fields optional). */
+/** A stored text as served: null and the empty string are left out. */
+function text(value: string | null | undefined): string | undefined {
+  return value === null || value === '' ? undefined : value;
+}
+
+/**
+ * Map a directory row to the served Company: empty values are left undefined, which the serializers
+ * omit (spec: all fields optional). One object literal with every key, as presenters/job.ts does, so
+ * every company has the same hidden class.
+ */
 export function toCompany(row: CompanyDirectoryRow): Company {
-  const company: Company = {
+  // A website is published only together with the date of the check that proved it.
+  const proven = Boolean(row.website && row.website_verified_at);
+  return {
     slug: row.slug,
     name: row.name,
     open_roles: row.open_roles,
     own_site_roles: row.own_site_roles,
     source_types: [...row.source_types].sort() as Company['source_types'],
     first_seen: row.first_seen,
-  };
-  const optional: Partial<Company> = {
-    domain: row.domain ?? undefined,
-    // A website is published only together with the date of the check that proved it.
-    website: row.website && row.website_verified_at ? row.website : undefined,
-    website_verified: row.website && row.website_verified_at ? row.website_verified_at : undefined,
-    logo: row.logo_url ?? undefined,
-    country: row.country ?? undefined,
-    industry: row.industry ?? undefined,
-    org_type: row.org_type ?? undefined,
+    domain: text(row.domain),
+    website: proven ? text(row.website) : undefined,
+    website_verified: proven ? text(row.website_verified_at) : undefined,
+    logo: text(row.logo_url),
+    country: text(row.country),
+    industry: text(row.industry),
+    org_type: text(row.org_type) as Company['org_type'],
     sectors: row.sectors && row.sectors.length > 0 ? row.sectors : undefined,
-    careers_url: row.careers_url ?? undefined,
+    careers_url: text(row.careers_url),
   };
-  for (const [key, value] of Object.entries(optional)) {
-    if (value !== undefined && value !== '') (company as Record<string, unknown>)[key] = value;
-  }
-  return company;
 }

@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { parseTarGzip } from 'nanotar';
 import { rawCategoryScore } from '../src/enrich/category.ts';
 import type { RuleKind } from '../src/enrich/category-rules.ts';
+import { wilsonInterval } from './eval/context.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -88,11 +89,7 @@ for (const kind of ['role', 'topic', 'weak'] as const) {
  * publishing threshold only by the luck of a small sample (15 right of 25 is 0.60, but could well be
  * 0.45) is not published.
  */
-function wilsonLower(right: number, n: number): number {
-  const z = 1.96;
-  const p = right / n;
-  return (p + (z * z) / (2 * n) - z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / (1 + (z * z) / n);
-}
+const wilsonLower = (right: number, n: number): number => wilsonInterval(right, n)[0];
 const share = (e: { n: number; right: number }): readonly [number, number] => [Math.min(0.99, Math.round((e.right / e.n) * 100) / 100), Math.round(wilsonLower(e.right, e.n) * 100) / 100];
 const familyShares: Record<string, readonly [number, number]> = {};
 for (const kind of ['topic', 'weak'] as const) {

@@ -28,7 +28,7 @@ import { CATEGORY_FAMILIES, type CategoryFamily } from '../src/domain/vocabulary
 import { classifyCategory } from '../src/enrich/category.ts';
 import { sanitizeDescription } from '../src/enrich/description.ts';
 import { enrichPosting } from '../src/enrich/enrich.ts';
-import { ASHBY, loadEvalContext, pct, readJsonl, splitOf, type Evaluator, type Split } from './eval/context.ts';
+import { ASHBY, loadEvalContext, pct, readJsonl, splitOf, wilsonInterval, type Evaluator, type Split } from './eval/context.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -195,6 +195,13 @@ const combined = (parts: CatStats[]): CatStats => {
 const testAll = combined([cat.usajobs.test, cat.ashby.test]);
 say(catLine('**test, real titles (USAJOBS + Ashby + NAV)**', testAll));
 say();
+{
+  // What the held-out figures could be, given their sample sizes (issue 15's targets are on them).
+  const [pLo, pHi] = wilsonInterval(testAll.correct, testAll.published);
+  const [cLo, cHi] = wilsonInterval(testAll.publishedOnGold, testAll.withGold);
+  say(`95% Wilson intervals of the test part's figures: precision ${(100 * pLo).toFixed(1)}-${(100 * pHi).toFixed(1)}%, coverage ${(100 * cLo).toFixed(1)}-${(100 * cHi).toFixed(1)}%.`);
+  say();
+}
 say('Calibration on the test part (real titles): published answers by confidence band.');
 say();
 say('| confidence | answers | mean confidence | right |');

@@ -42,6 +42,19 @@ export function readJsonl<T>(file: string): T[] {
 /** A percentage with one decimal, or an en dash when there is nothing to divide. */
 export const pct = (a: number, b: number): string => (b === 0 ? '–' : `${((100 * a) / b).toFixed(1)}%`);
 
+/**
+ * The 95% Wilson score interval of `right` out of `n`, as shares `[lower, upper]` (Wilson 1927; what
+ * a measured share could be, given the sample's size: 15 right of 25 is 0.60, but could well be 0.45).
+ */
+export function wilsonInterval(right: number, n: number): readonly [lower: number, upper: number] {
+  if (n === 0) return [0, 1];
+  const z = 1.96;
+  const p = right / n;
+  const centre = p + (z * z) / (2 * n);
+  const spread = z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n));
+  return [(centre - spread) / (1 + (z * z) / n), (centre + spread) / (1 + (z * z) / n)];
+}
+
 export const ASHBY: ProviderProfile = { id: 'ashby', sourceType: 'ats', providerType: 'employer_ats' };
 
 export interface UsajobsRow {

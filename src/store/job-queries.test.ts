@@ -58,7 +58,8 @@ describe('compiled listing statements', () => {
     const c = compiledListingQueries(db, { country: ['DE'] }, DEFAULT_SCOPE, { limit: 20 }, {});
     expect(a[0]!.parameters).toContain('DE');
     expect(b[0]!.parameters).toContain('FR');
-    expect(c[0]!.parameters).toContain(21);
-    expect(a[0]!.parameters).toContain(51);
+    // The page size is written into the statement (job-queries.ts: a parameterless first page is planned once).
+    expect(c[0]!.sql).toMatch(/limit 21$/);
+    expect(a[0]!.sql).toMatch(/limit 51$/);
   });
 });

@@ -230,7 +230,9 @@ function textConditions(filter: JobFilter): Expression<SqlBool>[] {
  * listing index covers. Removed and opted-out rows are never re-admitted, whatever the scope.
  */
 function scopeConditions(eb: JobsEb, scope: ServingScope): Expression<SqlBool>[] {
-  if (isDefaultScope(scope)) return [eb('j.served', '=', true)];
+  // The constant is written into the statement, not bound: a plan made without the values (below,
+  // listJobsQueries) can then use the partial indexes on `served`.
+  if (isDefaultScope(scope)) return [sql<SqlBool>`j.served`];
   const where: Expression<SqlBool>[] = [];
   if (scope.status !== 'any') where.push(eb('j.status', '=', scope.status));
   where.push(
@@ -310,11 +312,16 @@ export function listJobsQueries(db: Kysely<DB>, filter: JobFilter, scope: Servin
   const jobsWithCompany = () => db.selectFrom('jobs as j').innerJoin('companies as c', 'c.id', 'j.company_id');
 
   if (defaultScope && !hasTextSearch(filter)) {
+    // The page size, an integer the query parser made, is written into the statement: the first page
+    // of the served rows without filters then has no parameter at all, and PostgreSQL plans a named
+    // statement without parameters once per session instead of at every execution (plancache.c,
+    // choose_custom_plan; prepared-statements.ts). Planning was two thirds of that statement's time
+    // (issue 22, bench/README.md).
     const direct = selectPage(jobsWithCompany(), page)
       .where((eb) => eb.and([...scopeConditions(eb, scope), ...filterConditions(eb, filter, companies), ...afterCondition(eb, page.after)]))
       .orderBy('j.sort_key', 'desc')
       .orderBy('j.id', 'desc')
-      .limit(fetch);
+      .limit(sql.lit(Math.trunc(fetch)));
     return { strategy: 'direct', direct };
   }
 

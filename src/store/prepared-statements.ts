@@ -10,13 +10,17 @@
  * and sends the rest unnamed, as before.
  *
  * Plans: the sessions run with `plan_cache_mode = force_custom_plan` (set by `connect`), so a named
- * statement is still planned per execution with its values, exactly as an unnamed one: a generic plan
- * cannot use the partial listing indexes (`WHERE served`, bound here as a parameter) nor the per-value
- * estimates the listing strategies rely on (docs/query-plans.md). What naming saves is parse and
- * analysis, and the driver's and PostgreSQL's per-statement set-up.
+ * statement with parameters is still planned per execution with its values, exactly as an unnamed
+ * one: a generic plan cannot use the per-value estimates the listing strategies rely on
+ * (docs/query-plans.md). What naming saves is parse and analysis, and the driver's and PostgreSQL's
+ * per-statement set-up.
  *
- * Statements without parameters are left alone: node-postgres sends them in the simple protocol,
- * which accepts several statements in one text (migrations), where a named one would not.
+ * Statements without parameters are left alone, but for a single `SELECT` (no `;` in its text):
+ * node-postgres sends them in the simple protocol, which accepts several statements in one text
+ * (migrations), where a named one would not. A named `SELECT` without parameters is planned once per
+ * session, whatever `plan_cache_mode` says (PostgreSQL plans per execution only to use parameter
+ * values: plancache.c `choose_custom_plan`), which is what the first page of the default listing needs
+ * (job-queries.ts writes its constants into the text).
  */
 import type pg from 'pg';
 
@@ -56,6 +60,11 @@ export class StatementNames {
 
 type Query = (...args: unknown[]) => unknown;
 
+/** True for the text of one `SELECT` (see the module comment): naming it cannot turn a script into an error. */
+function isOneSelect(text: string): boolean {
+  return /^\s*select\b/i.test(text) && !text.includes(';');
+}
+
 /**
  * Make every connection `pool` opens send repeated parameterised statements as named prepared
  * statements (see the module comment). Call once, before the pool's first connection.
@@ -65,7 +74,7 @@ export function prepareRepeatedStatements(pool: pg.Pool, names = new StatementNa
     const query = client.query.bind(client) as Query;
     (client as unknown as { query: Query }).query = (...args: unknown[]) => {
       const [text, values] = args;
-      if (typeof text === 'string' && Array.isArray(values) && values.length > 0 && args.length === 2) {
+      if (typeof text === 'string' && Array.isArray(values) && args.length === 2 && (values.length > 0 || isOneSelect(text))) {
         const name = names.nameOf(text);
         if (name !== undefined) return query({ name, text, values });
       }

@@ -4,11 +4,7 @@
  */
 import type { Company } from '../../domain/company.ts';
 import type { CompanyDirectoryRow } from '../../store/company-directory.ts';
-
-/** A stored text as served: null and the empty string are left out. */
-function text(value: string | null | undefined): string | undefined {
-  return value === null || value === '' ? undefined : value;
-}
+import { omittedWhenEmpty } from './omitted.ts';
 
 /**
  * Map a directory row to the served Company: empty values are left undefined, which the serializers
@@ -25,14 +21,14 @@ export function toCompany(row: CompanyDirectoryRow): Company {
     own_site_roles: row.own_site_roles,
     source_types: [...row.source_types].sort() as Company['source_types'],
     first_seen: row.first_seen,
-    domain: text(row.domain),
-    website: proven ? text(row.website) : undefined,
-    website_verified: proven ? text(row.website_verified_at) : undefined,
-    logo: text(row.logo_url),
-    country: text(row.country),
-    industry: text(row.industry),
-    org_type: text(row.org_type) as Company['org_type'],
+    domain: omittedWhenEmpty(row.domain),
+    website: proven ? omittedWhenEmpty(row.website) : undefined,
+    website_verified: proven ? omittedWhenEmpty(row.website_verified_at) : undefined,
+    logo: omittedWhenEmpty(row.logo_url),
+    country: omittedWhenEmpty(row.country),
+    industry: omittedWhenEmpty(row.industry),
+    org_type: omittedWhenEmpty(row.org_type) as Company['org_type'],
     sectors: row.sectors && row.sectors.length > 0 ? row.sectors : undefined,
-    careers_url: text(row.careers_url),
+    careers_url: omittedWhenEmpty(row.careers_url),
   };
 }

@@ -6,6 +6,7 @@ import type { FieldSources, Provenance, ServedFieldSources } from '../../domain/
 import type { Job, JobEnvelope } from '../../domain/job.ts';
 import { firstSeenLagHours } from '../../domain/lifecycle.ts';
 import type { JobViewRow } from '../../store/job-queries.ts';
+import { omittedWhenEmpty } from './omitted.ts';
 
 function iso(value: Date | null | undefined): string | undefined {
   return value ? value.toISOString() : undefined;
@@ -30,11 +31,6 @@ export interface JobViewOptions {
   includeDescription: boolean;
   /** Add the quality verdict, rule id and matched host (spec: quality=all). */
   includeQuality?: boolean;
-}
-
-/** A stored text as served: null and the empty string are "omitted when empty" (spec: nullability table). */
-function text<T extends string>(value: T | null | undefined): T | undefined {
-  return value === null || value === '' ? undefined : value;
 }
 
 /**
@@ -71,33 +67,33 @@ export function toJob(row: JobViewRow, options: JobViewOptions): Job {
     salary_max_annual_eur: row.salary_max_annual_eur,
     repost_count: row.repost_count,
     field_sources: servedFieldSources(row, lag),
-    company_logo: text(row.company_logo),
-    company_domain: text(row.company_domain),
-    state: text(row.state),
+    company_logo: omittedWhenEmpty(row.company_logo),
+    company_domain: omittedWhenEmpty(row.company_domain),
+    state: omittedWhenEmpty(row.state),
     expires_at: iso(row.upstream_closes_at),
-    category: text(row.category),
-    country: text(row.country),
-    city: text(row.city),
-    location: text(row.location),
-    remote: text(row.remote as Job['remote'] | null),
-    employment_type: text(row.employment_type),
-    seniority: text(row.seniority),
+    category: omittedWhenEmpty(row.category),
+    country: omittedWhenEmpty(row.country),
+    city: omittedWhenEmpty(row.city),
+    location: omittedWhenEmpty(row.location),
+    remote: omittedWhenEmpty(row.remote as Job['remote'] | null),
+    employment_type: omittedWhenEmpty(row.employment_type),
+    seniority: omittedWhenEmpty(row.seniority),
     posted_at: iso(row.posted_at),
     first_seen_at: iso(row.first_seen_at),
     first_seen_lag_hours: lag,
     upstream_expired_at: iso(row.upstream_expired_at),
-    apply_url: text(row.apply_url),
-    description: options.includeDescription && row.has_description ? text(row.description_html) : undefined,
+    apply_url: omittedWhenEmpty(row.apply_url),
+    description: options.includeDescription && row.has_description ? omittedWhenEmpty(row.description_html) : undefined,
     salary_min: row.salary_min ?? undefined,
     salary_max: row.salary_max ?? undefined,
-    salary_currency: text(row.salary_currency),
-    salary_period: text(row.salary_period),
-    salary_source: text(row.salary_source),
-    attribution: text(row.attribution),
-    canonical_url: text(row.canonical_url),
+    salary_currency: omittedWhenEmpty(row.salary_currency),
+    salary_period: omittedWhenEmpty(row.salary_period),
+    salary_source: omittedWhenEmpty(row.salary_source),
+    attribution: omittedWhenEmpty(row.attribution),
+    canonical_url: omittedWhenEmpty(row.canonical_url),
     quality_verdict: quality ? row.quality_verdict : undefined,
-    quality_rule_id: quality ? text(row.quality_rule_id) : undefined,
-    quality_matched_host: quality ? text(row.quality_matched_host) : undefined,
+    quality_rule_id: quality ? omittedWhenEmpty(row.quality_rule_id) : undefined,
+    quality_matched_host: quality ? omittedWhenEmpty(row.quality_matched_host) : undefined,
   };
 }
 

@@ -37,6 +37,8 @@ function cpuMs(pid: number): number {
 }
 
 const { db, pool } = connect(databaseUrl, { statementTimeoutMs: 10_000, applicationName: APPLICATION });
+// As `serve` (Database.genericReader), under the same application_name so its sessions' CPU is read.
+const genericReader = connect(databaseUrl, { statementTimeoutMs: 10_000, applicationName: APPLICATION, planCacheMode: 'force_generic_plan' }).db;
 let requestCounters: CounterStore = { kind: 'memory' };
 if ((process.env.BENCH_COUNTERS ?? 'redis') === 'redis') {
   const redis = connectRedis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', log);
@@ -48,6 +50,7 @@ await keyChanges.ready;
 const app = await buildApp({
   keyChanges,
   db,
+  genericReader,
   log,
   docsUrl: 'https://example.test/docs',
   cursorSecret: await cursorSecret(db),
@@ -101,4 +104,5 @@ for (const url of paths) {
 await app.close();
 await keyChanges.close();
 await db.destroy();
+await genericReader.destroy();
 process.exit(0);

@@ -43,6 +43,8 @@ const config = loadConfig();
 if (!config.databaseUrl) throw new Error('bench/server.ts needs DATABASE_URL');
 const log = pino({ level: process.env.LOG_LEVEL ?? 'warn' });
 const { db, pool } = connect(config.databaseUrl, { statementTimeoutMs: config.statementTimeoutMs, applicationName: 'jobledger-bench-api' });
+// As `serve` (Database.genericReader); the same application_name, so the harness reads its sessions' CPU too.
+const genericReader = connect(config.databaseUrl, { statementTimeoutMs: config.statementTimeoutMs, applicationName: 'jobledger-bench-api', planCacheMode: 'force_generic_plan' }).db;
 
 const kind = process.env.BENCH_COUNTERS ?? 'memory';
 let requestCounters: CounterStore;
@@ -69,6 +71,7 @@ await keyChanges.ready;
 const app = await buildApp({
   keyChanges,
   db,
+  genericReader,
   log,
   docsUrl: config.docsUrl,
   cursorSecret: await cursorSecret(db),
@@ -100,6 +103,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       .close()
       .then(() => keyChanges.close())
       .then(() => db.destroy())
+      .then(() => genericReader.destroy())
       .finally(() => process.exit(0));
   });
 }

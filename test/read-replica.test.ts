@@ -144,6 +144,10 @@ describe('jobledger serve with DATABASE_REPLICA_URL', () => {
     const base = `http://127.0.0.1:${port}`;
     const listed = (await (await fetch(`${base}/public/jobs`)).json()) as { data: Array<{ title: string }> };
     expect(titles(listed)).toEqual(['Replica Baker', 'Replica Pastry Chef']);
+    // A cursor page of the unfiltered listing runs on the generic-plan sessions: opened on the replica too.
+    const first = (await (await fetch(`${base}/v1/jobs?limit=1`, { headers: bearer(key) })).json()) as { data: Array<{ title: string }>; next_cursor: string };
+    const second = (await (await fetch(`${base}/v1/jobs?limit=1&cursor=${first.next_cursor}`, { headers: bearer(key) })).json()) as { data: Array<{ title: string }> };
+    expect([...titles(first), ...titles(second)].sort()).toEqual(['Replica Baker', 'Replica Pastry Chef']);
     const changes = await fetch(`${base}/v1/changes?since=2000-01-01T00:00:00Z`, { headers: bearer(key) });
     expect(changes.status).toBe(200);
     expect(((await changes.json()) as { data: Array<{ job?: { title: string } }> }).data.map((c) => c.job?.title)).toEqual(['Primary Welder']);

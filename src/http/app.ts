@@ -57,6 +57,12 @@ export interface AppOptions {
    * (DATABASE_REPLICA_URL, docs/deploy.md "Read replica"). Default: `db`.
    */
   reader?: Kysely<DB>;
+  /**
+   * The reader's database in sessions with one generic plan per named statement
+   * (store/database.ts Database.genericReader): cursor pages of listings without filters run there.
+   * Default: `reader` (every statement planned with its values).
+   */
+  genericReader?: Kysely<DB>;
   log: Logger;
   docsUrl: string;
   cursorSecret: string;
@@ -210,6 +216,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const ctx: AppContext = {
     db: options.db,
     reader,
+    genericReader: options.genericReader ?? reader,
     log: options.log,
     docsUrl: options.docsUrl,
     cursorSecret: options.cursorSecret,

@@ -95,6 +95,7 @@ export async function serve(options: ServeOptions): Promise<void> {
       keyChanges,
       db: database.db,
       reader: database.reader,
+      genericReader: database.genericReader,
       log,
       docsUrl: config.docsUrl,
       cursorSecret: await cursorSecret(database.db),

@@ -54,6 +54,13 @@ export interface Database {
    * `replicaUrl` was given, else `db` itself. Never written to.
    */
   reader: Kysely<DB>;
+  /**
+   * {@link Database.reader}'s database in sessions that plan each named statement once, generically
+   * (`plan_cache_mode = force_generic_plan`), for the statements whose best plan does not depend on
+   * their parameter values: the cursor pages of a listing without filters (store/job-queries.ts
+   * `listJobs`). Its pool has the reader's size and opens sessions only when first used.
+   */
+  genericReader: Kysely<DB>;
   close(): Promise<void>;
 }
 
@@ -344,7 +351,15 @@ export function isDatabaseError(error: unknown): boolean {
  */
 export function connect(
   connectionString: string,
-  options: Pick<DatabaseOptions, 'statementTimeoutMs' | 'maxConnections' | 'applicationName'> & { log?: Logger },
+  options: Pick<DatabaseOptions, 'statementTimeoutMs' | 'maxConnections' | 'applicationName'> & {
+    log?: Logger;
+    /**
+     * The sessions' `plan_cache_mode` (default `force_custom_plan`: the filtered listings need plans
+     * made with their values, docs/query-plans.md). `force_generic_plan` keeps one plan per named
+     * statement and session, for statements whose plan does not depend on their values.
+     */
+    planCacheMode?: 'force_custom_plan' | 'force_generic_plan';
+  },
 ): { db: Kysely<DB>; pool: pg.Pool } {
   const pool = new pg.Pool({
     connectionString,
@@ -353,8 +368,8 @@ export function connect(
     statement_timeout: options.statementTimeoutMs > 0 ? options.statementTimeoutMs : undefined,
     types: typeParsers,
     connectionTimeoutMillis: 10_000,
-    // Named statements (prepared-statements.ts) keep being planned with their values, as unnamed ones are.
-    options: '-c plan_cache_mode=force_custom_plan',
+    // By default named statements (prepared-statements.ts) keep being planned with their values, as unnamed ones are.
+    options: `-c plan_cache_mode=${options.planCacheMode ?? 'force_custom_plan'}`,
   });
   prepareRepeatedStatements(pool);
   const lost = (error: Error) => options.log?.warn({ component: 'database', err: { message: error.message, code: (error as { code?: string }).code } }, 'a PostgreSQL session was lost; the pool replaces it');
@@ -415,6 +430,7 @@ export async function openDatabase(options: DatabaseOptions, log: Logger): Promi
   }
 
   let reader = db;
+  let readerUrl = connectionString;
   if (options.replicaUrl) {
     const replica = connect(options.replicaUrl, { ...options, applicationName: `${options.applicationName ?? 'jobledger'}-replica`, log });
     try {
@@ -426,8 +442,18 @@ export async function openDatabase(options: DatabaseOptions, log: Logger): Promi
       throw new Error(`cannot connect to the PostgreSQL replica at ${redact(options.replicaUrl)}: ${(error as Error).message}`, { cause: error });
     }
     reader = replica.db;
+    readerUrl = options.replicaUrl;
     log.info({ replica: redact(options.replicaUrl) }, 'reading listings, companies, facets and reports from the replica');
   }
+
+  // No session is opened here: pg-pool connects on the first statement, so a process that never
+  // serves a cursor page never holds one.
+  const genericReader = connect(readerUrl, {
+    ...options,
+    applicationName: `${options.applicationName ?? 'jobledger'}-generic`,
+    planCacheMode: 'force_generic_plan',
+    log,
+  }).db;
 
   let closed = false;
   return {
@@ -437,9 +463,11 @@ export async function openDatabase(options: DatabaseOptions, log: Logger): Promi
     connectionString,
     embedded,
     reader,
+    genericReader,
     async close() {
       if (closed) return;
       closed = true;
+      await genericReader.destroy().catch(() => undefined);
       if (reader !== db) await reader.destroy().catch(() => undefined);
       await db.destroy().catch(() => undefined);
       if (instance) {

@@ -395,6 +395,12 @@ interface CompiledListing {
   first: CompiledQuery;
   /** The guarded strategy's complete query, run when the window does not fill the page. */
   second?: CompiledQuery;
+  /**
+   * True when the cursor position is the statements' only parameters (a cursor page of a listing
+   * without filters): no value a request brings changes their best plan, so one generic plan per
+   * session serves every page (see {@link listJobs}).
+   */
+  positionOnly: boolean;
 }
 
 const compiledListings = new Map<string, CompiledListing>();
@@ -409,7 +415,9 @@ function compiledListing(db: Kysely<DB>, filter: JobFilter, scope: ServingScope,
     return cached;
   }
   const queries = listJobsQueries(db, filter, scope, { ...page, after: page.after && { key: AFTER_KEY, id: AFTER_ID } }, companies);
-  const compiled = queries.strategy === 'direct' ? { first: queries.direct.compile() } : { first: queries.window.compile(), second: queries.complete.compile() };
+  const statements = queries.strategy === 'direct' ? { first: queries.direct.compile() } : { first: queries.window.compile(), second: queries.complete.compile() };
+  const positionOnly = [statements.first, statements.second].every((c) => !c || (c.parameters.length > 0 && c.parameters.every((p) => p === AFTER_KEY || p === AFTER_ID)));
+  const compiled = { ...statements, positionOnly };
   if (compiledListings.size >= MAX_COMPILED_SHAPES) compiledListings.delete(compiledListings.keys().next().value!);
   compiledListings.set(shape, compiled);
   return compiled;
@@ -433,12 +441,20 @@ export function compiledListingQueries(db: Kysely<DB>, filter: JobFilter, scope:
 /**
  * One page of rows in the listing order `posted_at DESC NULLS LAST, id DESC` (spec: GET /v1/jobs),
  * after `page.after` when given, from the population `scope` selects.
+ *
+ * Plans: `db`'s sessions plan a statement with parameters at every execution, with its values (the
+ * filtered listings need that, docs/query-plans.md). A cursor page of a listing without filters has
+ * the cursor position as its only parameters, whose values never change the best plan (the walk of
+ * the order index from that position); it runs on `genericDb`, sessions that keep one generic plan per
+ * named statement (Database.genericReader), when the caller gives them. Issue 22: planning was about
+ * half of that page's PostgreSQL time (bench/README.md).
  * @throws the database error (the API maps a statement timeout to 503 `timeout`, anything else to 500).
  */
-export async function listJobs(db: Kysely<DB>, filter: JobFilter, scope: ServingScope, page: PageRequest): Promise<ListPage> {
+export async function listJobs(db: Kysely<DB>, filter: JobFilter, scope: ServingScope, page: PageRequest, genericDb: Kysely<DB> = db): Promise<ListPage> {
   const compiled = compiledListing(db, filter, scope, page, await resolveCompanies(db, filter));
-  let rows = (await db.executeQuery<JobViewRow>(atPosition(compiled.first, page.after))).rows;
-  if (compiled.second && rows.length <= page.limit) rows = (await db.executeQuery<JobViewRow>(atPosition(compiled.second, page.after))).rows;
+  const on = compiled.positionOnly ? genericDb : db;
+  let rows = (await on.executeQuery<JobViewRow>(atPosition(compiled.first, page.after))).rows;
+  if (compiled.second && rows.length <= page.limit) rows = (await on.executeQuery<JobViewRow>(atPosition(compiled.second, page.after))).rows;
   const hasMore = rows.length > page.limit;
   const pageRows = hasMore ? rows.slice(0, page.limit) : rows;
   const last = pageRows[pageRows.length - 1];

@@ -75,7 +75,7 @@ export function keyedJobRoutes(ctx: AppContext) {
         cursor: keysetCursor(ctx.cursorSecret, '/v1/jobs', { filter: listing.filter, scope: listing.scope }),
         sent: listing.cursor,
         limit: listing.limit,
-        read: (after, granted) => listJobs(ctx.reader, listing.filter, listing.scope, { limit: granted, after, includeDescription: listing.includeDescription }),
+        read: (after, granted) => listJobs(ctx.reader, listing.filter, listing.scope, { limit: granted, after, includeDescription: listing.includeDescription }, ctx.genericReader),
       });
       return pageBody(ctx, listing, page.rows, page.nextCursor);
     });

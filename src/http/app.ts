@@ -59,7 +59,8 @@ export interface AppOptions {
   reader?: Kysely<DB>;
   /**
    * The reader's database in sessions with one generic plan per named statement
-   * (store/database.ts Database.genericReader): cursor pages of listings without filters run there.
+   * (store/database.ts Database.genericReader): cursor pages of listings without filters and single-job
+   * lookups run there.
    * Default: `reader` (every statement planned with its values).
    */
   genericReader?: Kysely<DB>;

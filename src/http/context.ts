@@ -22,7 +22,7 @@ export interface AppContext {
    * DATABASE_REPLICA_URL is set, else the primary itself; docs/deploy.md "Read replica").
    */
   reader: Kysely<DB>;
-  /** `reader` in sessions that keep one generic plan per named statement (store/job-queries.ts `listJobs`). */
+  /** `reader` in sessions that keep one generic plan per named statement (store/job-queries.ts `listJobs`, `findJob`). */
   genericReader: Kysely<DB>;
   log: Logger;
   /** Base of the `docs` link in error bodies. */

@@ -57,8 +57,9 @@ export interface Database {
   /**
    * {@link Database.reader}'s database in sessions that plan each named statement once, generically
    * (`plan_cache_mode = force_generic_plan`), for the statements whose best plan does not depend on
-   * their parameter values: the cursor pages of a listing without filters (store/job-queries.ts
-   * `listJobs`). Its pool has the reader's size and opens sessions only when first used.
+   * their parameter values: the cursor pages of a listing without filters and the lookup of one job
+   * (store/job-queries.ts `listJobs`, `findJob`). Its pool has the reader's size and opens sessions
+   * only when first used.
    */
   genericReader: Kysely<DB>;
   close(): Promise<void>;

@@ -466,7 +466,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /**
  * One row by uuid or slug (spec: GET /v1/jobs/{id}). Only served rows, plus closed rows when
  * `includeClosed` (those that were not withheld when they closed, as in /v1/jobs/closed); withheld
- * rows are never returned.
+ * rows are never returned. Its one parameter, the id or slug, never changes its plan (a unique index
+ * lookup): the routes run it on Database.genericReader, planned once per session (issue 22).
  */
 export async function findJob(db: Kysely<DB>, idOrSlug: string, options: { includeClosed: boolean }): Promise<JobViewRow | undefined> {
   const key = idOrSlug.trim().toLowerCase();

@@ -10,7 +10,7 @@ import { useTestDatabase } from '../../test/helpers/database.ts';
 import { DEFAULT_SCOPE, type JobFilter } from '../domain/listing-filter.ts';
 import { connect } from './database.ts';
 import type { CursorPosition } from '../domain/cursor.ts';
-import { listJobs } from './job-queries.ts';
+import { findJob, listJobs } from './job-queries.ts';
 import type { DB } from './schema.ts';
 
 /** The session's named listing statements (one connection: the pool's only session). */
@@ -91,6 +91,15 @@ describe('cursor pages of a listing without filters', () => {
     expect(onGeneric[0]).toMatchObject({ custom: 0, generic: 4 });
     // The first page has no parameter: it stays on the reader's sessions.
     expect(onGeneric[0]!.statement).toMatch(/\(\$1, \$2\)|\$1/);
+  });
+
+  it('keep one generic plan for the single-row lookup by id or slug', async () => {
+    const [row] = (await listJobs(t.db, {}, DEFAULT_SCOPE, { limit: 1 })).rows;
+    for (let i = 0; i < 5; i++) expect((await findJob(generic, row!.id, { includeClosed: false }))?.id).toBe(row!.id);
+    for (let i = 0; i < 5; i++) expect((await findJob(generic, row!.slug, { includeClosed: false }))?.id).toBe(row!.id);
+    const lookups = (await listingStatements(generic)).filter((s) => /where "j"\."(id|slug)" = \$1/.test(s.statement));
+    expect(lookups).toHaveLength(2);
+    for (const lookup of lookups) expect(lookup).toMatchObject({ custom: 0, generic: 4 });
   });
 
   it('keep a filtered cursor page on the sessions that plan it with its values', async () => {

@@ -82,7 +82,7 @@ export function keyedJobRoutes(ctx: AppContext) {
 
     serveRoute(app, one, async ({ request, query, params }) => {
       await request.recordMeter.reserve(1);
-      const found = await findJob(ctx.reader, params.id, { includeClosed: query.includeClosed });
+      const found = await findJob(ctx.genericReader, params.id, { includeClosed: query.includeClosed });
       // A country-locked key sees only its country (spec: Authentication item 9).
       const lock = request.apiKey!.key.country_lock;
       const row = found && (!lock || found.country === lock) ? found : undefined;
@@ -142,7 +142,7 @@ export function keylessJobRoutes(ctx: AppContext) {
         },
       },
       async (request) => {
-        const row = await findJob(ctx.reader, request.params.id, { includeClosed: false });
+        const row = await findJob(ctx.genericReader, request.params.id, { includeClosed: false });
         if (!row) throw notFound(request.params.id);
         return toJobEnvelope(row);
       },

@@ -448,7 +448,7 @@ export async function openDatabase(options: DatabaseOptions, log: Logger): Promi
   }
 
   // No session is opened here: pg-pool connects on the first statement, so a process that never
-  // serves a cursor page never holds one.
+  // serves a cursor page or a single job (the worker, the CLI) never holds one.
   const genericReader = connect(readerUrl, {
     ...options,
     applicationName: `${options.applicationName ?? 'jobledger'}-generic`,

@@ -47,6 +47,39 @@ export async function accountPageData(ctx: SiteContext, accountId: string) {
   };
 }
 
+/**
+ * The pages mailed links open (path → the copy of its confirm-link page): each shows one button that
+ * posts the link's token to `action`, the route that acts on it (site/auth-routes.ts,
+ * site/form-routes.ts).
+ */
+const MAILED_LINK_PAGES: Readonly<Record<string, Parameters<typeof confirmLinkPage>[0]>> = {
+  '/signin/verify': {
+    title: 'Sign in',
+    heading: 'Sign in to jobledger',
+    text: 'Press the button to sign in. The link works once.',
+    action: '/public/auth/verify',
+    button: 'Sign in',
+  },
+  '/optout/verify': {
+    heading: 'Confirm the opt-out',
+    text: 'Press the button to stop jobledger from publishing this employer\'s postings. They are withdrawn at once.',
+    action: '/public/optout/verify',
+    button: 'Confirm the opt-out',
+  },
+  '/subscribe/confirm': {
+    heading: 'Confirm your subscription',
+    text: 'Press the button to receive e-mails about changes to jobledger.',
+    action: '/public/subscribe/confirm',
+    button: 'Confirm',
+  },
+  '/unsubscribe': {
+    heading: 'Unsubscribe',
+    text: 'Press the button to stop e-mails about changes to jobledger. No sign-in is needed.',
+    action: '/public/unsubscribe',
+    button: 'Unsubscribe',
+  },
+};
+
 export function pageRoutes(ctx: SiteContext) {
   return async (app: FastifyInstance) => {
     app.get('/', async (request, reply) => renderPage(request, reply, 'home', { title: 'Employer-direct job vacancies, with provenance' }));
@@ -55,14 +88,6 @@ export function pageRoutes(ctx: SiteContext) {
       if (request.session.accountId) return reply.redirect('/account', 303);
       return renderPage(request, reply, 'signin', { title: 'Sign in' });
     });
-
-    app.get('/signin/verify', confirmLinkPage({
-      title: 'Sign in',
-      heading: 'Sign in to jobledger',
-      text: 'Press the button to sign in. The link works once.',
-      action: '/public/auth/verify',
-      button: 'Sign in',
-    }));
 
     app.get('/account', async (request, reply) => {
       const accountId = request.session.accountId;
@@ -97,28 +122,9 @@ export function pageRoutes(ctx: SiteContext) {
 
     app.get('/optout', async (request, reply) => renderPage(request, reply, 'optout', { title: 'Opt out an employer' }));
 
-    app.get('/optout/verify', confirmLinkPage({
-      heading: 'Confirm the opt-out',
-      text: 'Press the button to stop jobledger from publishing this employer\'s postings. They are withdrawn at once.',
-      action: '/public/optout/verify',
-      button: 'Confirm the opt-out',
-    }));
-
     app.get('/contact', async (request, reply) => renderPage(request, reply, 'contact', { title: 'Contact' }));
 
-    app.get('/subscribe/confirm', confirmLinkPage({
-      heading: 'Confirm your subscription',
-      text: 'Press the button to receive e-mails about changes to jobledger.',
-      action: '/public/subscribe/confirm',
-      button: 'Confirm',
-    }));
-
-    app.get('/unsubscribe', confirmLinkPage({
-      heading: 'Unsubscribe',
-      text: 'Press the button to stop e-mails about changes to jobledger. No sign-in is needed.',
-      action: '/public/unsubscribe',
-      button: 'Unsubscribe',
-    }));
+    for (const [path, copy] of Object.entries(MAILED_LINK_PAGES)) app.get(path, confirmLinkPage(copy));
 
     app.get('/site/altcha-challenge', async (_request, reply) => reply.header('Cache-Control', 'no-store').send(await ctx.human.challenge()));
 

@@ -25,7 +25,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { SourcePosting } from '../src/domain/posting.ts';
 import { CATEGORY_FAMILIES, type CategoryFamily } from '../src/domain/vocabulary.ts';
-import { classifyCategory } from '../src/enrich/category.ts';
+import { classifyCategory, PUBLISH_AT } from '../src/enrich/category.ts';
 import { sanitizeDescription } from '../src/enrich/description.ts';
 import { enrichPosting } from '../src/enrich/enrich.ts';
 import { ASHBY, loadEvalContext, pct, readJsonl, splitOf, wilsonInterval, type Evaluator, type Split } from './eval/context.ts';
@@ -164,7 +164,7 @@ for (const l of handLabels) scoreCategory(cat.hand[titleSplit(l)], l.family, cla
 
 say('## Category');
 say();
-say('Precision: of the rows that get a published category (confidence >= 0.6), the share whose category is the');
+say(`Precision: of the rows that get a published category (confidence >= ${PUBLISH_AT}, src/enrich/category.ts PUBLISH_AT), the share whose category is the`);
 say('gold family (a published category on a row labelled "no family fits" counts as wrong). Coverage: of the rows');
 say('that have a gold family, the share that get a category.');
 say();

@@ -14,3 +14,10 @@ export const CALIBRATION_TABLE: Readonly<Record<RuleKind, readonly (readonly [nu
  * is published only when the lower end clears the publishing threshold.
  */
 export const FAMILY_SHARES: Readonly<Record<string, readonly [share: number, lower: number]>> = {"topic:Design":[0.38,0.21],"topic:Education":[0.58,0.39],"topic:Engineering":[0.91,0.77],"topic:Finance":[0.79,0.66],"topic:Legal & Compliance":[0.94,0.81],"topic:Operations & Admin":[0.84,0.78],"topic:Science & Research":[0.6,0.41],"topic:Security":[0.85,0.64],"topic:other":[0.14,0.08],"weak:Operations & Admin":[0.9,0.86],"weak:other":[0.1,0.03]};
+
+/**
+ * The lowest calibrated confidence published (category.ts PUBLISH_AT): the lowest at which the
+ * development part's precision over every answer at or above it has the lower end of its 95% Wilson
+ * interval at or above 95% (issue #15's target).
+ */
+export const PUBLISH_FROM = 0.85;

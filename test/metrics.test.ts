@@ -11,6 +11,10 @@ import { PGBOSS_SCHEMA } from '../src/store/operations.ts';
 import { observeCrawl, startMetricsServer, watchLedger, type MetricsServer } from '../src/observability/metrics.ts';
 import { bearer, buildTestApp, createKey } from './helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import type { Kysely } from 'kysely';
+import type pg from 'pg';
+import { connect } from '../src/store/database.ts';
+import type { DB } from '../src/store/schema.ts';
 import { capturingLog } from './helpers/logs.ts';
 import type { CreatedKey } from '../src/access/api-keys.ts';
 
@@ -21,18 +25,22 @@ describe('metrics and request logs', () => {
   let app: FastifyInstance;
   let metrics: MetricsServer;
   let key: CreatedKey;
+  // A generic-plan pool as `serve` opens one (store/database.ts Database.genericReader).
+  let generic: { db: Kysely<DB>; pool: pg.Pool };
   const { log, lines } = capturingLog();
 
   beforeAll(async () => {
     t = await createTestDatabase({ corpus: true });
-    app = await buildTestApp(t, { keylessBurst: 2, log });
+    generic = connect(t.url, { statementTimeoutMs: 0, planCacheMode: 'force_generic_plan' });
+    app = await buildTestApp(t, { keylessBurst: 2, log, genericReader: generic.db });
     key = await createKey(t, 'scale');
-    watchLedger(t.db, t.pool);
+    watchLedger(t.db, { main: t.pool, generic: generic.pool });
     metrics = await startMetricsServer({ port: 0, host: '127.0.0.1', token: TOKEN, log: pino({ level: 'silent' }) });
   });
   afterAll(async () => {
     await metrics?.close();
     await app?.close();
+    await generic?.db.destroy();
     await t?.drop();
   });
 
@@ -66,7 +74,9 @@ describe('metrics and request logs', () => {
 
   it('counts requests by route, status and plan, 429s, and reads the ledger gauges', async () => {
     for (let i = 0; i < 4; i++) await app.inject({ method: 'GET', url: '/public/companies?limit=1' });
-    await app.inject({ method: 'GET', url: '/v1/jobs?limit=1', headers: bearer(key) });
+    const page = (await app.inject({ method: 'GET', url: '/v1/jobs?limit=1', headers: bearer(key) })).json<{ data: { id: string }[] }>();
+    // One job by id is read on the generic-plan pool.
+    expect((await app.inject({ method: 'GET', url: `/v1/jobs/${page.data[0]!.id}`, headers: bearer(key) })).statusCode).toBe(200);
     observeCrawl('greenhouse', { outcome: 'fetched', ms: 1500, counts: { postings: 42 } });
     // Two jobs waiting in a queue nobody works.
     const boss = new PgBoss({ connectionString: t.url, schema: PGBOSS_SCHEMA, max: 1, supervise: false, schedule: false });
@@ -81,8 +91,10 @@ describe('metrics and request logs', () => {
     expect(body).toMatch(/jobledger_http_requests_total\{route="\/v1\/jobs",method="GET",status="200",plan="scale"\} 1/);
     expect(body).toMatch(/jobledger_limit_refusals_total\{status="429",plan="keyless"\} [1-9]/);
     expect(body).toMatch(/jobledger_http_request_duration_seconds_bucket\{le="[^"]+",route="\/v1\/jobs",method="GET",plan="scale"\} 1/);
-    expect(body).toMatch(/jobledger_db_pool_connections\{state="total"\} [1-9]/);
-    expect(body).toMatch(/jobledger_db_pool_connections\{state="waiting"\} 0/);
+    expect(body).toMatch(/jobledger_db_pool_connections\{pool="main",state="total"\} [1-9]/);
+    expect(body).toMatch(/jobledger_db_pool_connections\{pool="main",state="waiting"\} 0/);
+    expect(body).toMatch(/jobledger_db_pool_connections\{pool="generic",state="total"\} [1-9]/);
+    expect(body).not.toContain('pool="replica"');
     expect(body).toMatch(/jobledger_feed_lag_seconds \d/);
     expect(body).toMatch(/jobledger_crawl_duration_seconds_count\{provider="greenhouse",outcome="fetched"\} 1/);
     expect(body).toMatch(/jobledger_crawl_postings_sum\{provider="greenhouse"\} 42/);

@@ -164,7 +164,7 @@ export async function startWorker(config: Config, log: Logger, database: Databas
  */
 export async function startMetricsListener(config: Config, log: Logger, database: Database): Promise<MetricsServer | undefined> {
   if (config.metrics.port === 0) return undefined;
-  watchLedger(database.db, database.pool);
+  watchLedger(database.db, database.pools);
   try {
     return await startMetricsServer({ port: config.metrics.port, host: config.host, token: config.metrics.token, log });
   } catch (error) {

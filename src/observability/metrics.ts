@@ -99,28 +99,31 @@ export function observeCrawl(provider: string, report: { outcome: string; ms: nu
   if (report.outcome === 'fetched' && report.counts?.postings !== undefined) crawlPostings.observe({ provider }, report.counts.postings);
 }
 
-let ledgerGauges: { db: Kysely<DB>; pool: pg.Pool } | undefined;
+let ledgerGauges: { db: Kysely<DB>; pools: Readonly<Record<string, pg.Pool | undefined>> } | undefined;
 
 /**
- * Gauges read at scrape time from `pool` (this process's connections) and from the ledger through
- * `db`: feed lag (age of the newest published change event), report snapshot age, queued crawls.
- * The last call wins (one ledger per process). A query that fails leaves the gauge unset for that scrape.
+ * Gauges read at scrape time from `pools` (this process's PostgreSQL pools by role: store/database.ts
+ * `Database.pools`) and from the ledger through `db`: feed lag (age of the newest published change
+ * event), report snapshot age, queued crawls. The last call wins (one ledger per process). A query
+ * that fails leaves the gauge unset for that scrape.
  */
-export function watchLedger(db: Kysely<DB>, pool: pg.Pool): void {
-  ledgerGauges = { db, pool };
+export function watchLedger(db: Kysely<DB>, pools: Readonly<Record<string, pg.Pool | undefined>>): void {
+  ledgerGauges = { db, pools };
 }
 
 new Gauge({
   name: 'jobledger_db_pool_connections',
-  help: "This process's PostgreSQL pool: connections by state (total, idle, waiting = requests queued for a connection).",
-  labelNames: ['state'] as const,
+  help: "This process's PostgreSQL pools, by pool (main; generic: generic-plan reads; replica) and state (total, idle, waiting = requests queued for a connection).",
+  labelNames: ['pool', 'state'] as const,
   registers: [registry],
   collect() {
     if (!ledgerGauges) return;
-    const { pool } = ledgerGauges;
-    this.set({ state: 'total' }, pool.totalCount);
-    this.set({ state: 'idle' }, pool.idleCount);
-    this.set({ state: 'waiting' }, pool.waitingCount);
+    for (const [name, pool] of Object.entries(ledgerGauges.pools)) {
+      if (!pool) continue;
+      this.set({ pool: name, state: 'total' }, pool.totalCount);
+      this.set({ pool: name, state: 'idle' }, pool.idleCount);
+      this.set({ pool: name, state: 'waiting' }, pool.waitingCount);
+    }
   },
 });
 

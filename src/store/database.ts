@@ -62,6 +62,12 @@ export interface Database {
    * only when first used.
    */
   genericReader: Kysely<DB>;
+  /**
+   * Every pool of this ledger connection by role, for the pool gauge (observability/metrics.ts):
+   * `main` ({@link Database.pool}), `replica` (the reader's, only with a replica) and `generic`
+   * ({@link Database.genericReader}'s).
+   */
+  pools: Readonly<Record<'main' | 'generic', pg.Pool> & { replica?: pg.Pool }>;
   close(): Promise<void>;
 }
 
@@ -432,6 +438,7 @@ export async function openDatabase(options: DatabaseOptions, log: Logger): Promi
 
   let reader = db;
   let readerUrl = connectionString;
+  let replicaPool: pg.Pool | undefined;
   if (options.replicaUrl) {
     const replica = connect(options.replicaUrl, { ...options, applicationName: `${options.applicationName ?? 'jobledger'}-replica`, log });
     try {
@@ -443,18 +450,20 @@ export async function openDatabase(options: DatabaseOptions, log: Logger): Promi
       throw new Error(`cannot connect to the PostgreSQL replica at ${redact(options.replicaUrl)}: ${(error as Error).message}`, { cause: error });
     }
     reader = replica.db;
+    replicaPool = replica.pool;
     readerUrl = options.replicaUrl;
     log.info({ replica: redact(options.replicaUrl) }, 'reading listings, companies, facets and reports from the replica');
   }
 
   // No session is opened here: pg-pool connects on the first statement, so a process that never
   // serves a cursor page or a single job (the worker, the CLI) never holds one.
-  const genericReader = connect(readerUrl, {
+  const generic = connect(readerUrl, {
     ...options,
     applicationName: `${options.applicationName ?? 'jobledger'}-generic`,
     planCacheMode: 'force_generic_plan',
     log,
-  }).db;
+  });
+  const genericReader = generic.db;
 
   let closed = false;
   return {
@@ -465,6 +474,7 @@ export async function openDatabase(options: DatabaseOptions, log: Logger): Promi
     embedded,
     reader,
     genericReader,
+    pools: { main: pool, generic: generic.pool, ...(replicaPool ? { replica: replicaPool } : {}) },
     async close() {
       if (closed) return;
       closed = true;

@@ -60,6 +60,8 @@ export interface TestAppOptions {
   keylessFrontCache?: boolean;
   /** Where listings, companies, facets and reports are read (a read replica); absent: the test database. */
   reader?: Kysely<DB>;
+  /** The generic-plan sessions (AppOptions.genericReader); the reader when absent. */
+  genericReader?: Kysely<DB>;
 }
 
 /** The keyless burst of test apps unless a test asks for another. */
@@ -100,6 +102,7 @@ export async function buildTestApp(t: TestDatabase, options: TestAppOptions = {}
     keylessFrontCache: options.keylessFrontCache,
     publicUrl: options.publicUrl,
     reader: options.reader,
+    genericReader: options.genericReader,
   });
   if (options.contract !== false) validatingInject(app);
   if (redis) {

@@ -125,6 +125,19 @@ describe('with DATABASE_REPLICA_URL', () => {
       await gone.db.destroy();
     }
   });
+
+  it('is not ready while the generic-plan sessions cannot be opened', async () => {
+    const gone = connect(`postgres://nobody@127.0.0.1:${await freePort()}/none`, { statementTimeoutMs: 0, maxConnections: 1, planCacheMode: 'force_generic_plan' });
+    const orphan = await buildTestApp(primary, { reader: replicaReader.db, genericReader: gone.db });
+    try {
+      const res = await orphan.inject({ method: 'GET', url: '/health/ready' });
+      expect(res.statusCode).toBe(503);
+      expect(res.json().error).toBe('unavailable');
+    } finally {
+      await orphan.close();
+      await gone.db.destroy();
+    }
+  });
 });
 
 describe('jobledger serve with DATABASE_REPLICA_URL', () => {

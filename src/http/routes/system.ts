@@ -72,7 +72,7 @@ export function systemRoutes(ctx: AppContext, contractVersion: string) {
           operationId: 'ready',
           tags: ['system'],
           summary: 'Readiness: the database (and its read replica, if one is set) answers; 503 unavailable when it does not',
-          description: 'Answers 200 once the database (and the read replica, when one is configured) answers a query, 503 unavailable when either does not: for a readiness probe or a load balancer.',
+          description: 'Answers 200 once the database (and the read replica, when one is configured) answers a query in every pool the API reads through, 503 unavailable when one does not: for a readiness probe or a load balancer.',
           security: [],
           response: { 200: Type.Object({ status: Type.Literal('ready') }), ...errorResponses(400, 503) },
         },
@@ -83,6 +83,9 @@ export function systemRoutes(ctx: AppContext, contractVersion: string) {
           await ping(ctx.db);
           // With a read replica, listings are read there: not ready while it does not answer.
           if (ctx.reader !== ctx.db) await ping(ctx.reader);
+          // Cursor pages and single jobs are read in the generic-plan sessions: a pooler or server
+          // that refuses their startup settings would fail those requests only.
+          if (ctx.genericReader !== ctx.reader) await ping(ctx.genericReader);
         } catch {
           throw unavailable();
         }

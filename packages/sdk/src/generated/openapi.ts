@@ -33,7 +33,7 @@ export interface paths {
         };
         /**
          * Readiness: the database (and its read replica, if one is set) answers; 503 unavailable when it does not
-         * @description Answers 200 once the database (and the read replica, when one is configured) answers a query, 503 unavailable when either does not: for a readiness probe or a load balancer.
+         * @description Answers 200 once the database (and the read replica, when one is configured) answers a query in every pool the API reads through, 503 unavailable when one does not: for a readiness probe or a load balancer.
          */
         get: operations["ready"];
         put?: never;

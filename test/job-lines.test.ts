@@ -13,6 +13,10 @@ import { JobSchema } from '../src/domain/job.ts';
 import { toJob } from '../src/http/presenters/job.ts';
 import { exportBatch, exportLineBatch } from '../src/store/export-queries.ts';
 import { jobObjectSql } from '../src/store/job-lines.ts';
+import { listJobs } from '../src/store/job-queries.ts';
+import { DEFAULT_SCOPE, type JobFilter } from '../src/domain/listing-filter.ts';
+import { JobPageSchema } from '../src/domain/job.ts';
+import { bearer, buildTestApp, createKey } from './helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 import { handBuiltJob, writeHandBuiltRows } from './helpers/ledger-rows.ts';
 
@@ -82,6 +86,53 @@ describe('job lines built in SQL', () => {
     const at = [...built].findIndex((ch, i) => ch !== served[i]);
     expect(at === -1 ? '' : built.slice(Math.max(0, at - 200), at + 200)).toBe(at === -1 ? '' : served.slice(Math.max(0, at - 200), at + 200));
     expect(built).toBe(served);
+  });
+
+  /** Rows whose stored line (jobs.served_json, migration 033) differs from jobObjectSql(false) over the row now. */
+  const staleLines = async () =>
+    (await sql<{ id: string }>`SELECT j.id FROM jobs j JOIN companies c ON c.id = j.company_id WHERE j.served_json IS DISTINCT FROM ${sql.raw(jobObjectSql(false))}`.execute(t.db)).rows;
+
+  it('are stored on every row as the expression builds them, and stay so through closures and company changes (migration 033)', async () => {
+    expect((await sql<{ n: number }>`SELECT count(*)::int AS n FROM jobs`.execute(t.db)).rows[0]!.n).toBeGreaterThan(2_000);
+    expect(await staleLines()).toEqual([]);
+    // A closure: the stamp trigger sets closed_at before the line is written.
+    const open = (await sql<{ id: string; company_id: string }>`SELECT id, company_id FROM jobs WHERE status = 'live' AND served ORDER BY id LIMIT 1`.execute(t.db)).rows[0]!;
+    await sql`UPDATE jobs SET status = 'closed', closed_reason = 'not_seen' WHERE id = ${open.id}`.execute(t.db);
+    const closed = (await sql<{ served_json: string }>`SELECT served_json FROM jobs WHERE id = ${open.id}`.execute(t.db)).rows[0]!;
+    expect(JSON.parse(closed.served_json)).toMatchObject({ status: 'closed', closed_reason: 'not_seen', closed_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    // The company's slug, logo and domain are in its rows' lines.
+    await sql`UPDATE companies SET slug = slug || '-renamed', logo_url = 'https://logo.example/l.png', domain = 'renamed.example' WHERE id = ${open.company_id}`.execute(t.db);
+    const renamed = (await sql<{ served_json: string }>`SELECT served_json FROM jobs WHERE company_id = ${open.company_id}`.execute(t.db)).rows;
+    expect(renamed.length).toBeGreaterThan(0);
+    for (const row of renamed) expect(JSON.parse(row.served_json)).toMatchObject({ company_slug: expect.stringMatching(/-renamed$/), company_logo: 'https://logo.example/l.png', company_domain: 'renamed.example' });
+    expect(await staleLines()).toEqual([]);
+  });
+
+  it('make the /v1/jobs pages the response serializer writes for the presented rows', async () => {
+    const app = await buildTestApp(t);
+    const key = await createKey(t, 'scale');
+    const serializer = Fastify();
+    serializer.post('/page', { schema: { response: { 200: JobPageSchema } } }, async (request) => request.body);
+    try {
+      const pages: [string, JobFilter][] = [
+        ['limit=100', {}],
+        ['limit=50&country=US,DE&remote=remote,hybrid', { country: ['US', 'DE'], remote: ['remote', 'hybrid'] }],
+      ];
+      for (const [query, filter] of pages) {
+        const served = await app.inject({ method: 'GET', url: `/v1/jobs?${query}`, headers: bearer(key) });
+        expect(served.statusCode, served.body).toBe(200);
+        const limit = Number(/limit=(\d+)/.exec(query)![1]);
+        const page = await listJobs(t.db, filter, DEFAULT_SCOPE, { limit, includeDescription: false });
+        expect(page.rows.length).toBeGreaterThan(5);
+        const body = { data: page.rows.map((row) => toJob(row, { includeDescription: false })), has_more: page.hasMore, next_cursor: (JSON.parse(served.body) as { next_cursor: string | null }).next_cursor };
+        const expected = (await serializer.inject({ method: 'POST', url: '/page', payload: body })).body;
+        expect(served.body).toBe(expected);
+        expect(served.headers['content-type']).toBe('application/json; charset=utf-8');
+      }
+    } finally {
+      await app.close();
+      await serializer.close();
+    }
   });
 
   it('render the edge values as the presenter does', async () => {

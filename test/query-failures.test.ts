@@ -63,8 +63,9 @@ describe('database failures', () => {
   });
 
   it('answers any other database failure with 500 query_failed, a fixed message and no Retry-After', async () => {
-    // The schema changes under the running service: every listing query now names a missing column.
-    await ctx.t.db.schema.alterTable('jobs').renameColumn('title', 'title_renamed_by_test').execute();
+    // The schema changes under the running service: every listing query now names a missing column
+    // (the listing order's; pages read from stored lines name no `title`).
+    await ctx.t.db.schema.alterTable('jobs').renameColumn('sort_key', 'sort_key_renamed_by_test').execute();
     try {
       for (const [url, headers] of [
         ['/v1/jobs', bearer(ctx.key)],
@@ -78,7 +79,7 @@ describe('database failures', () => {
         expectNothingLeaked(res);
       }
     } finally {
-      await ctx.t.db.schema.alterTable('jobs').renameColumn('title_renamed_by_test', 'title').execute();
+      await ctx.t.db.schema.alterTable('jobs').renameColumn('sort_key_renamed_by_test', 'sort_key').execute();
     }
   });
 });

@@ -89,8 +89,9 @@ export async function readChanges(
     .innerJoin('companies as c', 'c.id', 'j.company_id')
     .select(['e.change', 'e.job_id', stampText('e.published_at').as('changed_at'), 'j.country'])
     // Built by PostgreSQL (issue 22): a 5,000-item page was mostly Node.js decoding, presenting and
-    // serializing its rows.
-    .select(sql.raw<string>(jobObjectSql(options.includeDescription === true)).as('job_json'))
+    // serializing its rows. Without descriptions it is the row's stored line (migration 033), which
+    // PostgreSQL no longer assembles per read either.
+    .select(options.includeDescription === true ? sql.raw<string>(jobObjectSql(true)).as('job_json') : sql<string>`j.served_json`.as('job_json'))
     .orderBy('e.published_at')
     .orderBy('e.job_id')
     .limit(limit)

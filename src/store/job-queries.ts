@@ -261,6 +261,11 @@ export interface PageRequest {
   limit: number;
   after?: CursorPosition;
   includeDescription?: boolean;
+  /**
+   * Read each row's stored served Job JSON (`jobs.served_json`, migration 033) instead of its columns
+   * ({@link listJobLines}); only for pages without descriptions and quality fields, which it lacks.
+   */
+  servedLines?: boolean;
 }
 
 /**
@@ -289,11 +294,16 @@ export type ListingQueries =
 
 /** The page columns, from `jobs as j` and `companies as c`, in the listing order. */
 function selectPage<QB extends SelectQueryBuilder<DB & { j: DB['jobs'] } & { c: DB['companies'] }, 'j' | 'c', object>>(query: QB, page: PageRequest) {
-  return query
-    .select(LIST_COLUMNS)
-    // Descriptions are the bulk of a row; they are read only when the page will carry them.
-    .select(page.includeDescription ? sql<string | null>`j.description_html`.as('description_html') : sql<null>`null::text`.as('description_html'))
-    .select(['c.slug as company_slug', 'c.logo_url as company_logo', 'c.domain as company_domain', sql<string>`j.sort_key::text`.as('sort_key_text')]);
+  const columns = () =>
+    query
+      .select(LIST_COLUMNS)
+      // Descriptions are the bulk of a row; they are read only when the page will carry them.
+      .select(page.includeDescription ? sql<string | null>`j.description_html`.as('description_html') : sql<null>`null::text`.as('description_html'))
+      .select(['c.slug as company_slug', 'c.logo_url as company_logo', 'c.domain as company_domain', sql<string>`j.sort_key::text`.as('sort_key_text')]);
+  // The stored served Job (migration 033) and what the next cursor needs, nothing else. Typed as the
+  // columns' query so both build the same statements around it; listJobLines reads its own row type.
+  if (page.servedLines) return query.select(['j.id', 'j.served_json', sql<string>`j.sort_key::text`.as('sort_key_text')]) as unknown as ReturnType<typeof columns>;
+  return columns();
 }
 
 /**
@@ -407,7 +417,7 @@ const compiledListings = new Map<string, CompiledListing>();
 
 /** The compiled statements of one listing shape (see {@link AFTER_KEY}), from the cache or compiled now. */
 function compiledListing(db: Kysely<DB>, filter: JobFilter, scope: ServingScope, page: PageRequest, companies: ResolvedCompanies): CompiledListing {
-  const shape = JSON.stringify([filter, scope, page.limit, page.includeDescription === true, page.after !== undefined, companies]);
+  const shape = JSON.stringify([filter, scope, page.limit, page.includeDescription === true, page.servedLines === true, page.after !== undefined, companies]);
   const cached = compiledListings.get(shape);
   if (cached) {
     compiledListings.delete(shape);
@@ -451,10 +461,34 @@ export function compiledListingQueries(db: Kysely<DB>, filter: JobFilter, scope:
  * @throws the database error (the API maps a statement timeout to 503 `timeout`, anything else to 500).
  */
 export async function listJobs(db: Kysely<DB>, filter: JobFilter, scope: ServingScope, page: PageRequest, genericDb: Kysely<DB> = db): Promise<ListPage> {
+  return readListing<JobViewRow>(db, filter, scope, { ...page, servedLines: false }, genericDb);
+}
+
+/** One page as {@link listJobLines} reads it: each row's served Job JSON text. */
+export interface LinePage {
+  /** Each row's `jobs.served_json`: the Job as the JSON answers write it, without `description`. */
+  lines: string[];
+  hasMore: boolean;
+  next?: CursorPosition;
+}
+
+/**
+ * The page {@link listJobs} reads, as the rows' stored served Job JSON (migration 033): the same rows,
+ * order, statements and sessions, one text column per row instead of some 40 that the API decoded,
+ * presented and serialized (issue 22). For pages without descriptions and without quality fields.
+ * @throws the database error, as {@link listJobs}.
+ */
+export async function listJobLines(db: Kysely<DB>, filter: JobFilter, scope: ServingScope, page: Omit<PageRequest, 'includeDescription' | 'servedLines'>, genericDb: Kysely<DB> = db): Promise<LinePage> {
+  const read = await readListing<{ id: string; served_json: string; sort_key_text: string }>(db, filter, scope, { ...page, servedLines: true }, genericDb);
+  return { lines: read.rows.map((r) => r.served_json), hasMore: read.hasMore, next: read.next };
+}
+
+/** The rows of one page (see {@link listJobs}), as the compiled statements select them. */
+async function readListing<R extends { id: string; sort_key_text: string }>(db: Kysely<DB>, filter: JobFilter, scope: ServingScope, page: PageRequest, genericDb: Kysely<DB>): Promise<{ rows: R[]; hasMore: boolean; next?: CursorPosition }> {
   const compiled = compiledListing(db, filter, scope, page, await resolveCompanies(db, filter));
   const on = compiled.positionOnly ? genericDb : db;
-  let rows = (await on.executeQuery<JobViewRow>(atPosition(compiled.first, page.after))).rows;
-  if (compiled.second && rows.length <= page.limit) rows = (await on.executeQuery<JobViewRow>(atPosition(compiled.second, page.after))).rows;
+  let rows = (await on.executeQuery<R>(atPosition(compiled.first, page.after))).rows;
+  if (compiled.second && rows.length <= page.limit) rows = (await on.executeQuery<R>(atPosition(compiled.second, page.after))).rows;
   const hasMore = rows.length > page.limit;
   const pageRows = hasMore ? rows.slice(0, page.limit) : rows;
   const last = pageRows[pageRows.length - 1];

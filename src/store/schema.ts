@@ -147,6 +147,11 @@ export interface JobsTable {
   title_tsv: GeneratedAlways<string>;
   search_tsv: GeneratedAlways<string>;
   description_tsv: GeneratedAlways<string>;
+  /**
+   * The row's served Job as JSON text, keys in the JSON answers' order, without `description`: written
+   * only by the trigger `jobs_zz_served_json` (migration 033, store/job-lines.ts jobObjectSql(false)).
+   */
+  served_json: GeneratedAlways<string>;
   created_at: Generated<Date>;
   updated_at: Generated<Date>;
 }

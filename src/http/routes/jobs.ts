@@ -8,7 +8,7 @@ import { ApiError, quoteValue } from '../../domain/errors.ts';
 import { JobEnvelopeSchema, JobPageSchema, type JobPage } from '../../domain/job.ts';
 import type { JobFilter } from '../../domain/listing-filter.ts';
 import { changeWatermark } from '../../store/feeds.ts';
-import { findJob, listJobs, type ListPage } from '../../store/job-queries.ts';
+import { findJob, listJobLines, listJobs, type ListPage } from '../../store/job-queries.ts';
 import { listingContextOf, type AppContext } from '../context.ts';
 import { keysetCursor, servePage } from '../paging.ts';
 import { toJob, toJobEnvelope } from '../presenters/job.ts';
@@ -36,6 +36,24 @@ async function pageBody(ctx: AppContext, listing: JobsRequest, rows: ListPage['r
   const completeness = await completenessOf(ctx, listing.filter);
   if (completeness) body.completeness = completeness;
   return body;
+}
+
+/**
+ * Whether a page can be answered from the rows' stored served Job JSON (migration 033): the lines hold
+ * every field of a page without descriptions and without quality fields; `completeness` is left to
+ * the serializer (its key order is the schema's).
+ */
+function servesStoredLines(listing: JobsRequest): boolean {
+  return !listing.includeDescription && !listing.scope.qualityAll && !listing.filter.requireFields;
+}
+
+/**
+ * The JSON text of a JobPage without `completeness` from served Job lines: the bytes the response
+ * serializer (fast-json-stringify over JobPageSchema) writes for the same page, whose `data` items
+ * are the lines (test/job-lines.test.ts holds a page both ways).
+ */
+function pageText(lines: readonly string[], nextCursor: string | null): string {
+  return `{"data":[${lines.join(',')}],"has_more":${nextCursor !== null},"next_cursor":${nextCursor === null ? 'null' : JSON.stringify(nextCursor)}}`;
 }
 
 function notFound(id: string): ApiError {
@@ -68,11 +86,26 @@ export function keyedJobRoutes(ctx: AppContext) {
   });
 
   return async (app: FastifyInstance) => {
-    serveRoute(app, list, async ({ request, query: listing }): Promise<JobPage> => {
+    serveRoute(app, list, async ({ request, reply, query: listing }): Promise<JobPage | string> => {
+      // The scope is part of the query: a cursor from status=live is no cursor for status=any.
+      const cursor = keysetCursor(ctx.cursorSecret, '/v1/jobs', { filter: listing.filter, scope: listing.scope });
+      if (servesStoredLines(listing)) {
+        const page = await servePage({
+          meter: request.recordMeter,
+          cursor,
+          sent: listing.cursor,
+          limit: listing.limit,
+          read: async (after, granted) => {
+            const read = await listJobLines(ctx.reader, listing.filter, listing.scope, { limit: granted, after }, ctx.genericReader);
+            return { rows: read.lines, next: read.next };
+          },
+        });
+        reply.type('application/json; charset=utf-8');
+        return pageText(page.rows, page.nextCursor);
+      }
       const page = await servePage({
         meter: request.recordMeter,
-        // The scope is part of the query: a cursor from status=live is no cursor for status=any.
-        cursor: keysetCursor(ctx.cursorSecret, '/v1/jobs', { filter: listing.filter, scope: listing.scope }),
+        cursor,
         sent: listing.cursor,
         limit: listing.limit,
         read: (after, granted) => listJobs(ctx.reader, listing.filter, listing.scope, { limit: granted, after, includeDescription: listing.includeDescription }, ctx.genericReader),
@@ -109,21 +142,37 @@ export function keylessJobRoutes(ctx: AppContext) {
   });
 
   return async (app: FastifyInstance) => {
-    serveRoute(app, list, async ({ request, reply, query: listing }): Promise<JobPage | Buffer> => {
-      const answer = async (): Promise<JobPage> => {
+    serveRoute(app, list, async ({ request, reply, query: listing }): Promise<JobPage | Buffer | string> => {
+      const answer = async (): Promise<JobPage | string> => {
+        // The keyless surface does not page: has_more is false and next_cursor null by definition.
+        if (servesStoredLines(listing)) {
+          const page = await servePage({
+            meter: request.recordMeter,
+            limit: listing.limit,
+            read: async (_after, granted) => ({ rows: (await listJobLines(ctx.reader, listing.filter, listing.scope, { limit: granted })).lines }),
+          });
+          return pageText(page.rows, null);
+        }
         const page = await servePage({
           meter: request.recordMeter,
           limit: listing.limit,
           read: (_after, granted) => listJobs(ctx.reader, listing.filter, listing.scope, { limit: granted, includeDescription: listing.includeDescription }),
         });
-        // The keyless surface does not page: has_more is false and next_cursor null by definition.
         return pageBody(ctx, listing, page.rows, null);
       };
+      const answerText = async (): Promise<string> => {
+        const body = await answer();
+        return typeof body === 'string' ? body : (reply.serialize(body) as string);
+      };
       const cache = ctx.keylessPageCache;
-      if (!cache) return answer();
+      if (!cache) {
+        const body = await answer();
+        if (typeof body === 'string') reply.type('application/json; charset=utf-8');
+        return body;
+      }
       // Keyed by the parsed request: equivalent spellings of a query share an entry.
       const key = JSON.stringify([listing.filter, listing.scope, listing.limit, listing.includeDescription]);
-      const cached = await cache.serve(key, () => changeWatermark(ctx.reader), async () => reply.serialize(await answer()) as string, Date.now(), request.raw);
+      const cached = await cache.serve(key, () => changeWatermark(ctx.reader), answerText, Date.now(), request.raw);
       reply.header('ETag', cached.etag).type('application/json; charset=utf-8');
       return cached.bytes;
     });

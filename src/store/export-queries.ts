@@ -7,7 +7,7 @@ import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import type { ExportStatus } from '../domain/export.ts';
 import type { JobFilter } from '../domain/listing-filter.ts';
 import { filterConditions, JOB_COLUMNS, type JobsEb, type JobViewRow } from './job-queries.ts';
-import { jobLineSql } from './job-lines.ts';
+import { jobObjectSql } from './job-lines.ts';
 import { CLOSED_SERVED } from './populations.ts';
 import type { DB } from './schema.ts';
 
@@ -62,7 +62,7 @@ export function exportRowsQuery(db: Kysely<DB>, filter: JobFilter, status: Expor
 /**
  * The next `limit` rows of the export after `after` (an id), in ascending `id` order, as rows for
  * the presenter. `description_html` is read only when the lines carry descriptions. The export itself
- * reads {@link exportLineBatch}; `test/job-lines.test.ts` holds the two to the same bytes.
+ * reads {@link exportLineBatch}; `test/job-lines.test.ts` holds its lines to the serializer's bytes of these rows.
  */
 export async function exportBatch(db: Kysely<DB>, filter: JobFilter, status: ExportStatus, page: ExportPage): Promise<JobViewRow[]> {
   return (await exportRowsQuery(db, filter, status, page).execute()) as unknown as JobViewRow[];
@@ -71,17 +71,21 @@ export async function exportBatch(db: Kysely<DB>, filter: JobFilter, status: Exp
 /** One export line as PostgreSQL built it: the row's id and its served Job JSON text. */
 export interface ExportLine {
   id: string;
-  /** `JSON.stringify(toJob(row))` of the row, without a newline (store/job-lines.ts). */
+  /**
+   * The row's Job as the JSON answers write it (fast-json-stringify over JobSchema: the same bytes as
+   * the row's item in a /v1/jobs page), without a newline (store/job-lines.ts).
+   */
   line: string;
 }
 
 /**
- * The rows of {@link exportBatch} as served JSON text built in SQL (issue 22): the export's Node.js
- * work per row becomes decoding one string instead of decoding some 40 columns, presenting and
- * serializing them.
+ * The rows of {@link exportBatch} as served JSON text (issue 22): without descriptions each row's
+ * stored line (`jobs.served_json`, migration 033), which PostgreSQL only reads; with them the same
+ * Job with its description, built in SQL (store/job-lines.ts jobObjectSql). Node.js decodes one
+ * string per row instead of some 40 columns, and neither presents nor serializes them.
  */
 export async function exportLineBatch(db: Kysely<DB>, filter: JobFilter, status: ExportStatus, page: ExportPage): Promise<ExportLine[]> {
   return exportSelection(db, filter, status, page)
-    .select(['j.id', sql.raw<string>(jobLineSql(page.includeDescription)).as('line')])
+    .select(['j.id', page.includeDescription ? sql.raw<string>(jobObjectSql(true)).as('line') : sql<string>`j.served_json`.as('line')])
     .execute();
 }

@@ -2,14 +2,16 @@
  * The served Job as JSON text built by PostgreSQL (issue 22: "let PostgreSQL build the bytes where it
  * is cheaper: export and feed lines ... in the served field order with the same omission rules").
  *
- * {@link jobLineSql} is one SQL expression over `jobs as j` joined with `companies as c` whose value
- * is, byte for byte, `JSON.stringify(toJob(row, { includeDescription }))` of http/presenters/job.ts:
- * the same keys in the same order, "present, may be null" fields as `null`, "omitted when empty"
- * fields left out when null or the empty string (spec: Resources › Job, nullability table).
- * {@link jobObjectSql} is the same Job with its keys in the order the JSON answers' serializer writes
- * them (fast-json-stringify over JobSchema), for the change feed's pages, which are assembled as text.
- * `test/job-lines.test.ts` holds both to the presenter and the serializer on every row of the imported
- * corpus. A change to the presenter or to JobSchema must be made here too; that test fails until it is.
+ * {@link jobObjectSql} is one SQL expression over `jobs as j` joined with `companies as c` whose value
+ * is, byte for byte, what the JSON answers' serializer (fast-json-stringify over JobSchema) writes for
+ * `toJob(row, { includeDescription })` of http/presenters/job.ts: the same keys in the same order,
+ * "present, may be null" fields as `null`, "omitted when empty" fields left out when null or the empty
+ * string (spec: Resources › Job, nullability table). Without descriptions it is frozen into migration
+ * 033, whose trigger stores it on every row as `jobs.served_json`: the listing pages, the change feed
+ * and the export read that; with descriptions it is evaluated per read. `test/job-lines.test.ts`
+ * holds it, and every stored line, to the serializer on every row of the imported corpus. A change to
+ * the presenter or to JobSchema must be made here too, and in a migration that replaces the stored
+ * lines' function; that test fails until it is.
  *
  * How each JavaScript value is matched:
  * - instants: `Date.prototype.toISOString()` of the row's instant with sub-millisecond digits
@@ -21,9 +23,9 @@
  * - `Math.round(x)` as `floor(x + 0.5)` in `float8` (ties towards +∞, as ECMAScript rounds);
  * - strings through `to_json`, whose escapes are `JSON.stringify`'s (`\"`, `\\`, `\b \f \n \r \t`,
  *   other control characters as lower-case `\u00xx`);
- * - `field_sources`: the stored object's keys in their stored (jsonb) order, which is the order
- *   `JSON.parse` of the jsonb text gives, then the five served keys derived from the row (the ledger
- *   stores only the nine tracked keys, migration 028, so none of the five is among them).
+ * - `field_sources`: the nine tracked keys in FieldSourcesSchema's order (the serializer's), each
+ *   from the stored object, then the five served keys derived from the row (the ledger stores only
+ *   the nine, migration 028, so none of the five is among them).
  *
  * No value of a request reaches this text: it is constant SQL, so it is safe to inline.
  */
@@ -53,14 +55,6 @@ function known(valueIsEmpty: string, provenance: string): string {
   return `CASE WHEN ${valueIsEmpty} THEN '"absent"' ELSE ${provenance} END`;
 }
 
-/**
- * The stored object's text with jsonb's `": "` and `", "` separators made JSON.stringify's; exact
- * because migration 028 (jobs_field_sources_vocabulary) allows only the nine keys and the three
- * provenance words, none of which holds a quote, a colon or a comma. Its closing brace is dropped so
- * the derived keys follow.
- */
-const STORED_FIELD_SOURCES_TEXT = `left(replace(replace(j.field_sources::text, '": "', '":"'), '", "', '","'), -1)`;
-
 /** The five served provenance keys derived from the row (http/presenters/job.ts servedFieldSources), as concat() arguments. */
 const DERIVED_FIELD_SOURCES = [
   `',"company_domain":', ${known(`NULLIF(c.domain, '') IS NULL`, `'"inferred"'`)}`,
@@ -70,9 +64,6 @@ const DERIVED_FIELD_SOURCES = [
   `',"first_seen_lag_hours":', ${known('j.posted_at IS NULL OR j.first_seen_at IS NULL', `'"inferred"'`)}`,
   `'}'`,
 ].join(', ');
-
-/** field_sources in the presenter's order: the stored keys as stored, then the derived ones. */
-const FIELD_SOURCES_PRESENTED = `${STORED_FIELD_SOURCES_TEXT}, ${DERIVED_FIELD_SOURCES}`;
 
 /** field_sources in the contract's order (domain/job.ts FieldSourcesSchema: the nine in the spec's order, then the derived ones). */
 const FIELD_SOURCES_CONTRACT = `'{', ${FIELD_SOURCE_KEYS.map((k, i) => `'${i === 0 ? '' : ','}"${k}":', (j.field_sources->'${k}')::text`).join(', ')}, ${DERIVED_FIELD_SOURCES}`;
@@ -156,29 +147,17 @@ function concatObject(fields: LineField[]): string {
   return `concat(${args.join(',\n  ')}, '}')`;
 }
 
-/** The four expressions, built once: each is some 5 KB of SQL text, asked for on every export batch and feed page. */
-const EXPRESSIONS = {
-  line: [false, true].map((d) => concatObject(jobFields(d, FIELD_SOURCES_PRESENTED))),
-  object: [false, true].map((d) => {
-    const fields = new Map(jobFields(d, FIELD_SOURCES_CONTRACT).map((f) => [f.key, f]));
-    return concatObject(CONTRACT_ORDER.filter((k) => fields.has(k)).map((k) => fields.get(k)!));
-  }),
-};
-
-/**
- * The SQL expression of one served Job line (without its newline) over `jobs as j` inner-joined with
- * `companies as c`, as the export writes it: `JSON.stringify(toJob(row))`, keys in the presenter's
- * order. With `includeDescription` the line carries `description` where the row has one.
- */
-export function jobLineSql(includeDescription: boolean): string {
-  return EXPRESSIONS.line[includeDescription ? 1 : 0]!;
-}
+/** The two expressions, built once: each is some 5 KB of SQL text, asked for on every export batch and feed page with descriptions. */
+const EXPRESSIONS = [false, true].map((d) => {
+  const fields = new Map(jobFields(d, FIELD_SOURCES_CONTRACT).map((f) => [f.key, f]));
+  return concatObject(CONTRACT_ORDER.filter((k) => fields.has(k)).map((k) => fields.get(k)!));
+});
 
 /**
  * The same Job as the JSON responses write it (fast-json-stringify over JobSchema): the keys in
- * {@link CONTRACT_ORDER} and field_sources in its schema's order. For pages assembled from text (the
- * change feed). The first key (`id`) must be required, as it is.
+ * {@link CONTRACT_ORDER} and field_sources in its schema's order. For pages and lines assembled from
+ * text (listings, the change feed, the export). The first key (`id`) must be required, as it is.
  */
 export function jobObjectSql(includeDescription: boolean): string {
-  return EXPRESSIONS.object[includeDescription ? 1 : 0]!;
+  return EXPRESSIONS[includeDescription ? 1 : 0]!;
 }

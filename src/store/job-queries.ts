@@ -467,7 +467,7 @@ export async function listJobs(db: Kysely<DB>, filter: JobFilter, scope: Serving
 /** One page as {@link listJobLines} reads it: each row's served Job JSON text. */
 export interface LinePage {
   /** Each row's `jobs.served_json`: the Job as the JSON answers write it, without `description`. */
-  lines: string[];
+  rows: string[];
   hasMore: boolean;
   next?: CursorPosition;
 }
@@ -480,7 +480,7 @@ export interface LinePage {
  */
 export async function listJobLines(db: Kysely<DB>, filter: JobFilter, scope: ServingScope, page: Omit<PageRequest, 'includeDescription' | 'servedLines'>, genericDb: Kysely<DB> = db): Promise<LinePage> {
   const read = await readListing<{ id: string; served_json: string; sort_key_text: string }>(db, filter, scope, { ...page, servedLines: true }, genericDb);
-  return { lines: read.rows.map((r) => r.served_json), hasMore: read.hasMore, next: read.next };
+  return { rows: read.rows.map((r) => r.served_json), hasMore: read.hasMore, next: read.next };
 }
 
 /** The rows of one page (see {@link listJobs}), as the compiled statements select them. */

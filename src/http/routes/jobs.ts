@@ -2,15 +2,16 @@
  * Job listings and single rows on both surfaces (spec: GET /v1/jobs, GET /v1/jobs/{id},
  * GET /public/jobs, GET /public/jobs/{id}).
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ApiError, quoteValue } from '../../domain/errors.ts';
 import { JobEnvelopeSchema, JobPageSchema, type JobPage } from '../../domain/job.ts';
+import type { CursorPosition } from '../../domain/cursor.ts';
 import type { JobFilter } from '../../domain/listing-filter.ts';
 import { changeWatermark } from '../../store/feeds.ts';
 import { findJob, listJobLines, listJobs, type ListPage } from '../../store/job-queries.ts';
 import { listingContextOf, type AppContext } from '../context.ts';
-import { keysetCursor, servePage } from '../paging.ts';
+import { keysetCursor, servePage, type CursorCodec } from '../paging.ts';
 import { toJob, toJobEnvelope } from '../presenters/job.ts';
 import { createRoute, keyedPage, serveRoute } from '../route.ts';
 import { errorResponses } from '../schemas/errors.ts';
@@ -56,6 +57,26 @@ function pageText(lines: readonly string[], nextCursor: string | null): string {
   return `{"data":[${lines.join(',')}],"has_more":${nextCursor !== null},"next_cursor":${nextCursor === null ? 'null' : JSON.stringify(nextCursor)}}`;
 }
 
+/**
+ * One page of `/v1/jobs` (with `cursor`) or `/public/jobs` (without: the first page only, `has_more`
+ * false and `next_cursor` null by definition), metered: as text from the rows' stored lines when the
+ * page needs nothing else ({@link servesStoredLines}; the reply's content type is then set here), else
+ * as the presented JobPage for the serializer.
+ */
+async function listingPage(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, listing: JobsRequest, cursor?: CursorCodec<CursorPosition>): Promise<JobPage | string> {
+  const paging = { meter: request.recordMeter, cursor, sent: listing.cursor, limit: listing.limit };
+  if (servesStoredLines(listing)) {
+    const page = await servePage({ ...paging, read: (after, granted) => listJobLines(ctx.reader, listing.filter, listing.scope, { limit: granted, after }, ctx.genericReader) });
+    reply.type('application/json; charset=utf-8');
+    return pageText(page.rows, page.nextCursor);
+  }
+  const page = await servePage({
+    ...paging,
+    read: (after, granted) => listJobs(ctx.reader, listing.filter, listing.scope, { limit: granted, after, includeDescription: listing.includeDescription }, ctx.genericReader),
+  });
+  return pageBody(ctx, listing, page.rows, page.nextCursor);
+}
+
 function notFound(id: string): ApiError {
   return new ApiError('not_found', `No served job has the id or slug ${quoteValue(id)}.`);
 }
@@ -86,32 +107,10 @@ export function keyedJobRoutes(ctx: AppContext) {
   });
 
   return async (app: FastifyInstance) => {
-    serveRoute(app, list, async ({ request, reply, query: listing }): Promise<JobPage | string> => {
+    serveRoute(app, list, async ({ request, reply, query: listing }) =>
       // The scope is part of the query: a cursor from status=live is no cursor for status=any.
-      const cursor = keysetCursor(ctx.cursorSecret, '/v1/jobs', { filter: listing.filter, scope: listing.scope });
-      if (servesStoredLines(listing)) {
-        const page = await servePage({
-          meter: request.recordMeter,
-          cursor,
-          sent: listing.cursor,
-          limit: listing.limit,
-          read: async (after, granted) => {
-            const read = await listJobLines(ctx.reader, listing.filter, listing.scope, { limit: granted, after }, ctx.genericReader);
-            return { rows: read.lines, next: read.next };
-          },
-        });
-        reply.type('application/json; charset=utf-8');
-        return pageText(page.rows, page.nextCursor);
-      }
-      const page = await servePage({
-        meter: request.recordMeter,
-        cursor,
-        sent: listing.cursor,
-        limit: listing.limit,
-        read: (after, granted) => listJobs(ctx.reader, listing.filter, listing.scope, { limit: granted, after, includeDescription: listing.includeDescription }, ctx.genericReader),
-      });
-      return pageBody(ctx, listing, page.rows, page.nextCursor);
-    });
+      listingPage(ctx, request, reply, listing, keysetCursor(ctx.cursorSecret, '/v1/jobs', { filter: listing.filter, scope: listing.scope })),
+    );
 
     serveRoute(app, one, async ({ request, query, params }) => {
       await request.recordMeter.reserve(1);
@@ -143,33 +142,12 @@ export function keylessJobRoutes(ctx: AppContext) {
 
   return async (app: FastifyInstance) => {
     serveRoute(app, list, async ({ request, reply, query: listing }): Promise<JobPage | Buffer | string> => {
-      const answer = async (): Promise<JobPage | string> => {
-        // The keyless surface does not page: has_more is false and next_cursor null by definition.
-        if (servesStoredLines(listing)) {
-          const page = await servePage({
-            meter: request.recordMeter,
-            limit: listing.limit,
-            read: async (_after, granted) => ({ rows: (await listJobLines(ctx.reader, listing.filter, listing.scope, { limit: granted })).lines }),
-          });
-          return pageText(page.rows, null);
-        }
-        const page = await servePage({
-          meter: request.recordMeter,
-          limit: listing.limit,
-          read: (_after, granted) => listJobs(ctx.reader, listing.filter, listing.scope, { limit: granted, includeDescription: listing.includeDescription }),
-        });
-        return pageBody(ctx, listing, page.rows, null);
-      };
+      const cache = ctx.keylessPageCache;
+      if (!cache) return listingPage(ctx, request, reply, listing);
       const answerText = async (): Promise<string> => {
-        const body = await answer();
+        const body = await listingPage(ctx, request, reply, listing);
         return typeof body === 'string' ? body : (reply.serialize(body) as string);
       };
-      const cache = ctx.keylessPageCache;
-      if (!cache) {
-        const body = await answer();
-        if (typeof body === 'string') reply.type('application/json; charset=utf-8');
-        return body;
-      }
       // Keyed by the parsed request: equivalent spellings of a query share an entry.
       const key = JSON.stringify([listing.filter, listing.scope, listing.limit, listing.includeDescription]);
       const cached = await cache.serve(key, () => changeWatermark(ctx.reader), answerText, Date.now(), request.raw);

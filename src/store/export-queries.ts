@@ -7,7 +7,7 @@ import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import type { ExportStatus } from '../domain/export.ts';
 import type { JobFilter } from '../domain/listing-filter.ts';
 import { filterConditions, JOB_COLUMNS, type JobsEb, type JobViewRow } from './job-queries.ts';
-import { jobObjectSql } from './job-lines.ts';
+import { servedJobSql } from './job-lines.ts';
 import { CLOSED_SERVED } from './populations.ts';
 import type { DB } from './schema.ts';
 
@@ -86,6 +86,6 @@ export interface ExportLine {
  */
 export async function exportLineBatch(db: Kysely<DB>, filter: JobFilter, status: ExportStatus, page: ExportPage): Promise<ExportLine[]> {
   return exportSelection(db, filter, status, page)
-    .select(['j.id', page.includeDescription ? sql.raw<string>(jobObjectSql(true)).as('line') : sql<string>`j.served_json`.as('line')])
+    .select(['j.id', sql.raw<string>(servedJobSql(page.includeDescription)).as('line')])
     .execute();
 }

@@ -16,7 +16,7 @@ import type { FeedPosition } from '../domain/feed-cursor.ts';
 import type { JobFilter } from '../domain/listing-filter.ts';
 import type { ChangeKind, ClosedReason } from '../domain/vocabulary.ts';
 import { filterConditions, JOB_COLUMNS, type JobViewRow, type ListPage } from './job-queries.ts';
-import { jobObjectSql } from './job-lines.ts';
+import { servedJobSql } from './job-lines.ts';
 import { CLOSED_SERVED } from './populations.ts';
 import type { DB } from './schema.ts';
 
@@ -91,7 +91,7 @@ export async function readChanges(
     // Built by PostgreSQL (issue 22): a 5,000-item page was mostly Node.js decoding, presenting and
     // serializing its rows. Without descriptions it is the row's stored line (migration 033), which
     // PostgreSQL no longer assembles per read either.
-    .select(options.includeDescription === true ? sql.raw<string>(jobObjectSql(true)).as('job_json') : sql<string>`j.served_json`.as('job_json'))
+    .select(sql.raw<string>(servedJobSql(options.includeDescription === true)).as('job_json'))
     .orderBy('e.published_at')
     .orderBy('e.job_id')
     .limit(limit)

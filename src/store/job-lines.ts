@@ -161,3 +161,12 @@ const EXPRESSIONS = [false, true].map((d) => {
 export function jobObjectSql(includeDescription: boolean): string {
   return EXPRESSIONS[includeDescription ? 1 : 0]!;
 }
+
+/**
+ * A row's served Job as the JSON answers write it, as SQL over `jobs as j` joined with `companies as
+ * c`: the stored line (`j.served_json`, migration 033) without descriptions, which PostgreSQL only
+ * reads; with them {@link jobObjectSql}`(true)`, built per read. For the change feed and the export.
+ */
+export function servedJobSql(includeDescription: boolean): string {
+  return includeDescription ? jobObjectSql(true) : 'j.served_json';
+}

@@ -20,7 +20,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseTarGzip } from 'nanotar';
 import { calibratedConfidence, rawCategoryScore } from '../src/enrich/category.ts';
-import type { CategoryFamily } from '../src/domain/vocabulary.ts';
+import { CATEGORY_CONFIDENCE_THRESHOLD, type CategoryFamily } from '../src/domain/vocabulary.ts';
 import type { RuleKind } from '../src/enrich/category-rules.ts';
 import { wilsonInterval } from './eval/context.ts';
 
@@ -128,8 +128,8 @@ const table = tables;
 const PRECISION_TARGET = 0.95;
 const answers = samples
   .map((x) => ({ confidence: calibratedConfidence(x.score, x.kind, x.family as CategoryFamily, { table, shares: familyShares }), right: x.right }))
-  .filter((x) => x.confidence >= 0.6);
-let publishFrom = 0.6;
+  .filter((x) => x.confidence >= CATEGORY_CONFIDENCE_THRESHOLD);
+let publishFrom = CATEGORY_CONFIDENCE_THRESHOLD;
 for (const from of [...new Set(answers.map((x) => x.confidence))].sort((a, b) => a - b)) {
   const kept = answers.filter((x) => x.confidence >= from);
   const right = kept.filter((x) => x.right).length;

@@ -6,6 +6,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { benchContentHash, seedBenchLedger } from '../src/bench/seed.ts';
+import { jobObjectSql } from '../src/store/job-lines.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 
 const ROWS = 2_000;
@@ -67,6 +68,13 @@ describe('bench-seed', () => {
     const clock = await sql<{ ok: boolean }>`
       SELECT (SELECT stamp FROM change_feed_clock) >= greatest((SELECT max(published_at) FROM change_events), (SELECT max(closed_at) FROM jobs)) AS ok`.execute(a.db);
     expect(clock.rows[0]!.ok).toBe(true);
+  });
+
+  it('gives every generated row its served line, as the listings read it (migration 034: the seeder writes as a replica)', async () => {
+    const lines = await sql<{ n: number; stale: number }>`
+      SELECT count(*)::int AS n, count(*) FILTER (WHERE j.served_json IS DISTINCT FROM ${sql.raw(jobObjectSql(false))})::int AS stale
+        FROM jobs j JOIN companies c ON c.id = j.company_id WHERE j.source_posting_id LIKE 'bench-42-%'`.execute(a.db);
+    expect(lines.rows[0]).toEqual({ n: ROWS, stale: 0 });
   });
 
   it('varies titles and descriptions instead of copying the corpus', async () => {

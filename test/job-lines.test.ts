@@ -116,6 +116,42 @@ describe('job lines built in SQL', () => {
     expect(await staleLines()).toEqual([]);
   });
 
+  it('are rebuilt by an UPDATE of any column the line reads (the column list of their trigger, migration 034)', async () => {
+    const reads = new Set([...jobObjectSql(false).matchAll(/\bj\.(\w+)/g)].map((m) => m[1]!));
+    const listed = (
+      await sql<{ attname: string }>`
+        SELECT a.attname FROM pg_trigger t JOIN pg_attribute a ON a.attrelid = t.tgrelid AND a.attnum = ANY (t.tgattr)
+         WHERE t.tgrelid = 'jobs'::regclass AND t.tgname = 'jobs_zz_served_json'`.execute(t.db)
+    ).rows.map((r) => r.attname);
+    // last_verified_at has its own trigger, which writes the new instant into the line in place.
+    const expected = [...reads].filter((c) => c !== 'last_verified_at').concat('company_id', 'served_json');
+    expect(reads.size).toBeGreaterThan(30);
+    expect(listed.sort()).toEqual(expected.sort());
+  });
+
+  it('stay the expression through re-verifications, which rewrite only their instant, and under session_replication_role = replica (migration 034)', async () => {
+    // The hand-built edge rows keep their values for the test below.
+    const corpus = sql`source_posting_id NOT LIKE 'edge-%'`;
+    const before = (await sql<{ id: string; served_json: string }>`SELECT id, served_json FROM jobs WHERE ${corpus} ORDER BY id LIMIT 1`.execute(t.db)).rows[0]!;
+    // Every row a different instant, sub-millisecond digits included (the line truncates them).
+    await sql`UPDATE jobs SET last_verified_at = last_verified_at + (random() * interval '40 days') + interval '0.000371 s' WHERE ${corpus}`.execute(t.db);
+    expect(await staleLines()).toEqual([]);
+    const after = (await sql<{ served_json: string; last_verified_at: Date }>`SELECT served_json, last_verified_at FROM jobs WHERE id = ${before.id}`.execute(t.db)).rows[0]!;
+    expect(after.served_json).not.toBe(before.served_json);
+    expect(JSON.parse(after.served_json).last_verified_at).toBe(after.last_verified_at.toISOString());
+    // The re-crawl's statement: last_verified_at with missed_crawls, and a content rewrite with it.
+    await sql`UPDATE jobs SET last_verified_at = now(), missed_crawls = 0 WHERE id = ${before.id}`.execute(t.db);
+    await sql`UPDATE jobs SET last_verified_at = now() + interval '1 day', title = title || ' (re-titled)' WHERE id IN (SELECT id FROM jobs WHERE ${corpus} ORDER BY id DESC LIMIT 5)`.execute(t.db);
+    expect(await staleLines()).toEqual([]);
+    // The bench seeder writes with ordinary triggers off; the lines are derived data and are still written.
+    await t.db.transaction().execute(async (trx) => {
+      await sql`SET LOCAL session_replication_role = replica`.execute(trx);
+      await sql`UPDATE jobs SET title = title || ' (replica)', last_verified_at = last_verified_at + interval '1 hour' WHERE id = ${before.id}`.execute(trx);
+    });
+    expect(await staleLines()).toEqual([]);
+    expect(JSON.parse((await sql<{ served_json: string }>`SELECT served_json FROM jobs WHERE id = ${before.id}`.execute(t.db)).rows[0]!.served_json).title).toMatch(/ \(replica\)$/);
+  });
+
   it('make the /v1/jobs pages the response serializer writes for the presented rows', async () => {
     const app = await buildTestApp(t);
     const key = await createKey(t, 'scale');

@@ -113,8 +113,9 @@ async function prepareTemplates(db: Kysely<DB>): Promise<{ counts: SeedResult['t
 
 /**
  * Columns of `jobs` the seeder writes, in `COPY` order. The generated ones (`sort_key`, `served`) and
- * the three `tsvector`s (an ALWAYS trigger, migration 029, which fires under `session_replication_role
- * = replica` too) are PostgreSQL's to compute, as they are for every other write.
+ * the three `tsvector`s and the served line `served_json` (ALWAYS triggers, migrations 029 and 034,
+ * which fire under `session_replication_role = replica` too) are PostgreSQL's to compute, as they are
+ * for every other write.
  */
 export const SEED_JOB_COLUMNS = [
   'id', 'slug', 'provider_id', 'target_id', 'source_posting_id', 'company_id', 'company_name', 'title', 'location', 'country',

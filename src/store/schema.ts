@@ -149,7 +149,9 @@ export interface JobsTable {
   description_tsv: GeneratedAlways<string>;
   /**
    * The row's served Job as JSON text, keys in the JSON answers' order, without `description`: written
-   * only by the trigger `jobs_zz_served_json` (migration 033, store/job-lines.ts jobObjectSql(false)).
+   * only by the trigger `jobs_zz_served_json` (migration 033, store/job-lines.ts jobObjectSql(false)),
+   * and for a re-verification by `jobs_zzz_served_json_verified`, which writes the new instant in place
+   * (migration 034). Never NULL.
    */
   served_json: GeneratedAlways<string>;
   created_at: Generated<Date>;

@@ -65,6 +65,12 @@ describe('bench-seed', () => {
       SELECT count(*)::int AS n FROM change_events e JOIN jobs j ON j.id = e.job_id
        WHERE j.source_posting_id LIKE 'bench-42-%' AND e.country IS DISTINCT FROM j.country`.execute(a.db);
     expect(mismatched.rows[0]!.n).toBe(0);
+    // The change feed's fold (migration 035): every event but its row's latest is superseded.
+    const fold = await sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM change_events e JOIN jobs j ON j.id = e.job_id
+       WHERE j.source_posting_id LIKE 'bench-42-%'
+         AND e.superseded IS DISTINCT FROM EXISTS (SELECT 1 FROM change_events l WHERE l.job_id = e.job_id AND l.published_at > e.published_at)`.execute(a.db);
+    expect(fold.rows[0]!.n).toBe(0);
     const clock = await sql<{ ok: boolean }>`
       SELECT (SELECT stamp FROM change_feed_clock) >= greatest((SELECT max(published_at) FROM change_events), (SELECT max(closed_at) FROM jobs)) AS ok`.execute(a.db);
     expect(clock.rows[0]!.ok).toBe(true);

@@ -276,6 +276,13 @@ describe('the change feed never loses a change', () => {
     // Every kind of change went through the feed.
     const kinds = await ctx.t.db.selectFrom('change_events').select('change').distinct().execute();
     expect(new Set(kinds.map((k) => k.change))).toEqual(new Set(['created', 'updated', 'withdrawn', 'delisted']));
+    // The fold the feed reads (migration 035) is exactly "a later event of the job exists", after all of it.
+    const fold = await sql<{ superseded: number; wrong: number }>`
+      SELECT count(*) FILTER (WHERE superseded)::int AS superseded,
+             count(*) FILTER (WHERE superseded IS DISTINCT FROM EXISTS (SELECT 1 FROM change_events l WHERE l.job_id = e.job_id AND l.published_at > e.published_at))::int AS wrong
+        FROM change_events e`.execute(ctx.t.db);
+    expect(fold.rows[0]!.superseded, context).toBeGreaterThan(1_000);
+    expect(fold.rows[0]!.wrong, context).toBe(0);
     console.info(`change feed concurrency: ${UPSERTS} upserts by ${WRITERS} writers in ${seconds}s; ${context}`);
   });
 });

@@ -29,7 +29,8 @@
  * triggers keep the generated instants instead of stamping "now", and foreign keys, which the
  * templates satisfy, are not re-checked row by row. The event-country trigger of migration 008 does
  * not fire either, so each event is given its row's country here (a generated row never moves
- * country). The feed clock is then moved past the newest generated instant, so later writes still
+ * country), nor does migration 035's fold, so each event but the row's last is marked `superseded`
+ * here. The feed clock is then moved past the newest generated instant, so later writes still
  * stamp strictly later. That needs a superuser, which the embedded ledger and a benchmark database
  * have.
  */
@@ -128,7 +129,7 @@ export const SEED_JOB_COLUMNS = [
 ] as const;
 
 /** Columns of `change_events` the seeder writes (`seq` is the identity's). */
-export const SEED_EVENT_COLUMNS = ['id', 'job_id', 'change', 'recorded_at', 'published_at', 'country'] as const;
+export const SEED_EVENT_COLUMNS = ['id', 'job_id', 'change', 'recorded_at', 'published_at', 'country', 'superseded'] as const;
 
 /** An integer for SQL text (COPY takes no bind parameters); throws on anything else. */
 function int(value: number): string {
@@ -242,7 +243,9 @@ function generatedRowsQuery(p: ChunkParams): string {
 function chunkEventsStatement(p: ChunkParams): string {
   return `
     INSERT INTO change_events (${SEED_EVENT_COLUMNS.join(', ')})
-    SELECT md5(j.id::text || e.change)::uuid, j.id, e.change, e.at, e.at, j.country
+    SELECT md5(j.id::text || e.change)::uuid, j.id, e.change, e.at, e.at, j.country,
+           -- Migration 035's fold, which its trigger (not fired for a replica) would have set: a later event of the row exists.
+           e.at < greatest(j.first_seen_at, CASE WHEN j.content_changed_at > j.first_seen_at THEN j.content_changed_at END, j.closed_at)
       FROM jobs j
       CROSS JOIN LATERAL (VALUES ('created', j.first_seen_at), ('updated', j.content_changed_at), ('delisted', j.closed_at)) AS e(change, at)
      WHERE j.id BETWEEN ${rowIdBound(p.lo, '0')} AND ${rowIdBound(p.hi, 'f')}

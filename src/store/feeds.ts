@@ -68,17 +68,25 @@ export async function readChanges(
       .where((eb) => eb(eb.refTuple('e.published_at', 'e.job_id'), '>', eb.tuple(sql<Date>`${after.at}::timestamptz`, sql<string>`${after.id}::uuid`)))
       // Implied by the row comparison; stated so the planner estimates the range from the stamp's
       // histogram (a row comparison gets a fixed guess) and walks the country's index range.
-      .where('e.published_at', '>=', sql<Date>`${after.at}::timestamptz`)
-      .where(({ not, exists, selectFrom }) => {
-        let later = selectFrom('change_events as later')
-          .select(sql<number>`1`.as('one'))
-          .whereRef('later.job_id', '=', 'e.job_id')
-          .whereRef('later.published_at', '>', 'e.published_at');
-        // A locked feed folds only into later events of its own country.
-        if (lock) later = later.where((eb) => eb.or([eb('later.country', '=', lock), eb('later.previous_country', '=', lock)]));
-        return not(exists(later));
-      });
-    if (column && lock) query = query.where(column, '=', lock);
+      .where('e.published_at', '>=', sql<Date>`${after.at}::timestamptz`);
+    if (lock) {
+      // A locked feed folds only into later events of its own country, which `superseded` does not say.
+      query = query.where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('change_events as later')
+              .select(sql<number>`1`.as('one'))
+              .whereRef('later.job_id', '=', 'e.job_id')
+              .whereRef('later.published_at', '>', 'e.published_at')
+              .where((eb) => eb.or([eb('later.country', '=', lock), eb('later.previous_country', '=', lock)])),
+          ),
+        ),
+      );
+      if (column) query = query.where(column, '=', lock);
+    } else {
+      // Kept by a trigger (migration 035) and read through change_events_current_feed_idx.
+      query = query.where('e.superseded', '=', false);
+    }
     return query.orderBy('e.published_at').orderBy('e.job_id').limit(limit);
   };
   // previous_country is kept only when it differs from country, so the two branches never share an event.
@@ -86,7 +94,8 @@ export async function readChanges(
   const rows = await db
     .selectFrom(page.as('e'))
     .innerJoin('jobs as j', 'j.id', 'e.job_id')
-    .innerJoin('companies as c', 'c.id', 'j.company_id')
+    // The stored line already holds the company's fields; only the per-read expression reads its row.
+    .$if(options.includeDescription === true, (qb) => qb.innerJoin('companies as c', 'c.id', 'j.company_id'))
     .select(['e.change', 'e.job_id', stampText('e.published_at').as('changed_at'), 'j.country'])
     // Built by PostgreSQL (issue 22): a 5,000-item page was mostly Node.js decoding, presenting and
     // serializing its rows. Without descriptions it is the row's stored line (migration 033), which

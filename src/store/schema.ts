@@ -173,6 +173,11 @@ export interface ChangeEventsTable {
   country: ColumnType<string | null, string | null | undefined, never>;
   /** The row's country before the change, only when the change moved it to another country (migration 008). */
   previous_country: ColumnType<string | null, string | null | undefined, never>;
+  /**
+   * A later event of the same job exists, so the (unlocked) change feed folds this one into it; set by
+   * the `change_events_supersede` trigger when that event is inserted (migration 035).
+   */
+  superseded: Generated<boolean>;
 }
 
 /** The single-row commit-ordered clock of the feeds (migration 004). */

@@ -100,6 +100,14 @@ describe('the sync surfaces', () => {
       expect(page.next_since).toBe(keys[keys.length - 1]);
       // A description is not part of a change (as on /v1/jobs): fetch it with /v1/jobs/{id}.
       expect(page.data.some((c) => c.job!.description !== undefined)).toBe(false);
+      // The page is written as UTF-8 bytes piece by piece: its length is theirs, and the corpus's
+      // non-ASCII text (employers' and places' names) comes through intact.
+      expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(Number(res.headers['content-length'])).toBe(res.rawPayload.length);
+      expect(res.rawPayload.length).toBeGreaterThan(res.body.length);
+      const titles = await ctx.t.db.selectFrom('jobs').select(['id', 'title', 'company_name']).where('served', '=', true).execute();
+      const byId = new Map(page.data.map((c) => [c.id, c.job!]));
+      for (const row of titles) expect([byId.get(row.id)?.title, byId.get(row.id)?.company]).toEqual([row.title, row.company_name]);
     });
 
     it('clamps limit to 1..5000 and falls back to 500 for a non-numeric one', async () => {

@@ -123,10 +123,12 @@ export function ifNoneMatchHits(field: string | undefined, tag: string): boolean
   return field.split(',').some((member) => opaque(member) === wanted);
 }
 
+/** An empty page is a few hundred bytes (or UTF-16 units); anything longer has rows, and is not parsed. */
+const EMPTY_PAGE_MAX_LENGTH = 4096;
+
 /** A page body with rows? Only empty pages of the feeds are revalidated. */
 function isEmptyPage(payload: string): boolean {
-  // An empty page is a few hundred bytes; anything larger has rows, and is not parsed.
-  if (payload.length > 4096) return false;
+  if (payload.length > EMPTY_PAGE_MAX_LENGTH) return false;
   try {
     const body = JSON.parse(payload) as { data?: unknown };
     return Array.isArray(body.data) && body.data.length === 0;
@@ -149,6 +151,9 @@ function tagOf(request: FastifyRequest, reply: FastifyReply, payload: unknown): 
   // body is not decoded again for it.
   const preset = reply.getHeader('etag');
   if (kind === 'bytes' && typeof preset === 'string') return preset;
+  // A page with rows is never tagged, so a large body (a change feed page is up to about 6 MB of
+  // bytes) is not decoded to find that out.
+  if (kind === 'empty-page' && payload.length > EMPTY_PAGE_MAX_LENGTH) return undefined;
   const bytes = typeof payload === 'string' ? payload : payload.toString('utf8');
   if (kind === 'empty-page' && !isEmptyPage(bytes)) return undefined;
   return kind === 'snapshot' ? snapshotEntityTag(bytes) : entityTag(bytes);

@@ -68,10 +68,11 @@ function feedRoute<Item>(o: {
   positionOf: (item: Item) => FeedPosition;
   /**
    * An item as the page's object, serialized by the route's schema; or, as `json`, as JSON text in
-   * the schema's key order, and the page is then assembled as text (the change feed, whose rows
-   * PostgreSQL writes as JSON; issue 22).
+   * the schema's key order, in pieces that are written one after another, and the page is then
+   * assembled as bytes (the change feed, whose rows PostgreSQL writes as JSON; issue 22). A row's
+   * JSON from PostgreSQL stays a piece of its own, so it is never copied into a larger string.
    */
-  present: { object: (item: Item) => unknown } | { json: (item: Item) => string };
+  present: { object: (item: Item) => unknown } | { json: (item: Item) => readonly string[] };
   records?: (items: Item[]) => number;
   /**
    * Whether reading after this position may have missed deleted items (retention); checked after the
@@ -116,27 +117,31 @@ function feedRoute<Item>(o: {
       if ('object' in o.present) return { count: page.rows.length, data: page.rows.map(o.present.object), next_since: nextSince };
       // The keys in the order the page schema's serializer writes them: count, data, next_since.
       reply.type('application/json; charset=utf-8');
-      const json = o.present.json;
-      return utf8Page(`{"count":${page.rows.length},"data":[`, page.rows.map((item, i) => (i === 0 ? json(item) : `,${json(item)}`)), `],"next_since":${JSON.stringify(nextSince)}}`);
+      const pieces = [`{"count":${page.rows.length},"data":[`];
+      for (let i = 0; i < page.rows.length; i++) {
+        if (i > 0) pieces.push(',');
+        pieces.push(...o.present.json(page.rows[i]!));
+      }
+      pieces.push(`],"next_since":${JSON.stringify(nextSince)}}`);
+      return utf8Bytes(pieces);
     });
 }
 
 /**
- * A page's JSON text as UTF-8 bytes, written piece by piece into one buffer. A change feed page holds
- * up to 5,000 rows (about 6 MB): sent as one string, it was flattened from thousands of pieces, then
- * scanned once for its length (`Content-Length`) and once more to encode it, which with the garbage
- * of the flat copy was most of the page's Node.js time (issue 22, bench/README.md 2026-11-29). Each
- * piece here is measured and encoded while small; the buffer's length is the header.
+ * Text as UTF-8 bytes, written piece by piece into one buffer. A change feed page holds up to 5,000
+ * rows (about 6 MB): sent as one string, it was flattened from thousands of pieces (a copy of every
+ * row's JSON), then scanned once for its length (`Content-Length`) and once more to encode it, which
+ * with the garbage of the copies was most of the page's Node.js time (issue 22, bench/README.md
+ * 2026-11-29). Each piece here is measured and encoded as it is; the buffer's length is the header.
  */
-function utf8Page(head: string, items: readonly string[], tail: string): Buffer {
-  let size = Buffer.byteLength(head) + Buffer.byteLength(tail);
-  const sizes = items.map((item) => Buffer.byteLength(item));
+function utf8Bytes(pieces: readonly string[]): Buffer {
+  const sizes = pieces.map((piece) => Buffer.byteLength(piece));
+  let size = 0;
   for (const n of sizes) size += n;
-  const page = Buffer.allocUnsafe(size);
-  let at = page.write(head, 0);
-  for (let i = 0; i < items.length; i++) at += page.write(items[i]!, at, sizes[i]!);
-  page.write(tail, at);
-  return page;
+  const bytes = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (let i = 0; i < pieces.length; i++) at += bytes.write(pieces[i]!, at, sizes[i]!);
+  return bytes;
 }
 
 /** `/v1/changes`, `/v1/jobs/expired`, `/v1/jobs/closed`; register inside the authenticated scope. */
@@ -152,7 +157,12 @@ export function syncRoutes(ctx: AppContext) {
     read: (after, granted, countryLock) => readChanges(ctx.db, after, granted, { countryLock }),
     positionOf: (item) => ({ at: item.changedAt, id: item.jobId }),
     // ChangeItemSchema's order: the required change, id and changed_at, then the optional job.
-    present: { json: (i) => `{"change":${JSON.stringify(i.change)},"id":${JSON.stringify(i.jobId)},"changed_at":${JSON.stringify(i.changedAt)}${i.jobJson === undefined ? '' : `,"job":${i.jobJson}`}}` },
+    present: {
+      json: (i) => {
+        const head = `{"change":${JSON.stringify(i.change)},"id":${JSON.stringify(i.jobId)},"changed_at":${JSON.stringify(i.changedAt)}`;
+        return i.jobJson === undefined ? [head, '}'] : [head, ',"job":', i.jobJson, '}'];
+      },
+    },
     // One record per job row returned (spec: Metering rules); id-only items cost nothing.
     records: (items) => items.filter((i) => i.jobJson !== undefined).length,
     // Retention deletes old change events (src/store/retention.ts); a since before them answers 410.

@@ -15,6 +15,7 @@ import { keysetCursor, servePage, type CursorCodec } from '../paging.ts';
 import { toJob, toJobEnvelope } from '../presenters/job.ts';
 import { createRoute, keyedPage, serveRoute } from '../route.ts';
 import { errorResponses } from '../schemas/errors.ts';
+import { utf8Bytes } from '../utf8-body.ts';
 import { JobIdParams, jobQuery, keyedJobsQuery, keylessJobsQuery, type JobsRequest } from '../schemas/jobs.ts';
 
 /**
@@ -49,21 +50,27 @@ function servesStoredLines(listing: JobsRequest): boolean {
 }
 
 /**
- * The JSON text of a JobPage without `completeness` from served Job lines: the bytes the response
- * serializer (fast-json-stringify over JobPageSchema) writes for the same page, whose `data` items
- * are the lines (test/job-lines.test.ts holds a page both ways).
+ * The JSON text of a JobPage without `completeness` from served Job lines, in pieces (the lines among
+ * them, as read): the bytes the response serializer (fast-json-stringify over JobPageSchema) writes
+ * for the same page, whose `data` items are the lines (test/job-lines.test.ts holds a page both ways).
  */
-function pageText(lines: readonly string[], nextCursor: string | null): string {
-  return `{"data":[${lines.join(',')}],"has_more":${nextCursor !== null},"next_cursor":${nextCursor === null ? 'null' : JSON.stringify(nextCursor)}}`;
+function pageText(lines: readonly string[], nextCursor: string | null): string[] {
+  const pieces = ['{"data":['];
+  for (let i = 0; i < lines.length; i++) {
+    if (i > 0) pieces.push(',');
+    pieces.push(lines[i]!);
+  }
+  pieces.push(`],"has_more":${nextCursor !== null},"next_cursor":${nextCursor === null ? 'null' : JSON.stringify(nextCursor)}}`);
+  return pieces;
 }
 
 /**
  * One page of `/v1/jobs` (with `cursor`) or `/public/jobs` (without: the first page only, `has_more`
- * false and `next_cursor` null by definition), metered: as text from the rows' stored lines when the
- * page needs nothing else ({@link servesStoredLines}; the reply's content type is then set here), else
- * as the presented JobPage for the serializer.
+ * false and `next_cursor` null by definition), metered: as JSON text in pieces ({@link pageText}) from
+ * the rows' stored lines when the page needs nothing else ({@link servesStoredLines}; the reply's
+ * content type is then set here), else as the presented JobPage for the serializer.
  */
-async function listingPage(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, listing: JobsRequest, cursor?: CursorCodec<CursorPosition>): Promise<JobPage | string> {
+async function listingPage(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, listing: JobsRequest, cursor?: CursorCodec<CursorPosition>): Promise<JobPage | string[]> {
   const paging = { meter: request.recordMeter, cursor, sent: listing.cursor, limit: listing.limit };
   if (servesStoredLines(listing)) {
     const page = await servePage({ ...paging, read: (after, granted) => listJobLines(ctx.reader, listing.filter, listing.scope, { limit: granted, after }, ctx.genericReader) });
@@ -107,10 +114,11 @@ export function keyedJobRoutes(ctx: AppContext) {
   });
 
   return async (app: FastifyInstance) => {
-    serveRoute(app, list, async ({ request, reply, query: listing }) =>
+    serveRoute(app, list, async ({ request, reply, query: listing }) => {
       // The scope is part of the query: a cursor from status=live is no cursor for status=any.
-      listingPage(ctx, request, reply, listing, keysetCursor(ctx.cursorSecret, '/v1/jobs', { filter: listing.filter, scope: listing.scope })),
-    );
+      const body = await listingPage(ctx, request, reply, listing, keysetCursor(ctx.cursorSecret, '/v1/jobs', { filter: listing.filter, scope: listing.scope }));
+      return Array.isArray(body) ? utf8Bytes(body) : body;
+    });
 
     serveRoute(app, one, async ({ request, query, params }) => {
       await request.recordMeter.reserve(1);
@@ -143,10 +151,13 @@ export function keylessJobRoutes(ctx: AppContext) {
   return async (app: FastifyInstance) => {
     serveRoute(app, list, async ({ request, reply, query: listing }): Promise<JobPage | Buffer | string> => {
       const cache = ctx.keylessPageCache;
-      if (!cache) return listingPage(ctx, request, reply, listing);
+      if (!cache) {
+        const body = await listingPage(ctx, request, reply, listing);
+        return Array.isArray(body) ? utf8Bytes(body) : body;
+      }
       const answerText = async (): Promise<string> => {
         const body = await listingPage(ctx, request, reply, listing);
-        return typeof body === 'string' ? body : (reply.serialize(body) as string);
+        return Array.isArray(body) ? body.join('') : (reply.serialize(body) as string);
       };
       // Keyed by the parsed request: equivalent spellings of a query share an entry.
       const key = JSON.stringify([listing.filter, listing.scope, listing.limit, listing.includeDescription]);

@@ -16,6 +16,7 @@ import { feedCursor, keysetCursor, servePage } from '../paging.ts';
 import { toJob } from '../presenters/job.ts';
 import { createRoute, keyedPage, serveRoute } from '../route.ts';
 import { errorResponses } from '../schemas/errors.ts';
+import { utf8Bytes } from '../utf8-body.ts';
 import { changesQuery, closedJobsQuery, expiredQuery } from '../schemas/sync.ts';
 
 export const ChangeItemSchema = Type.Object(
@@ -125,23 +126,6 @@ function feedRoute<Item>(o: {
       pieces.push(`],"next_since":${JSON.stringify(nextSince)}}`);
       return utf8Bytes(pieces);
     });
-}
-
-/**
- * Text as UTF-8 bytes, written piece by piece into one buffer. A change feed page holds up to 5,000
- * rows (about 6 MB): sent as one string, it was flattened from thousands of pieces (a copy of every
- * row's JSON), then scanned once for its length (`Content-Length`) and once more to encode it, which
- * with the garbage of the copies was most of the page's Node.js time (issue 22, bench/README.md
- * 2026-11-29). Each piece here is measured and encoded as it is; the buffer's length is the header.
- */
-function utf8Bytes(pieces: readonly string[]): Buffer {
-  const sizes = pieces.map((piece) => Buffer.byteLength(piece));
-  let size = 0;
-  for (const n of sizes) size += n;
-  const bytes = Buffer.allocUnsafe(size);
-  let at = 0;
-  for (let i = 0; i < pieces.length; i++) at += bytes.write(pieces[i]!, at, sizes[i]!);
-  return bytes;
 }
 
 /** `/v1/changes`, `/v1/jobs/expired`, `/v1/jobs/closed`; register inside the authenticated scope. */

@@ -5,16 +5,28 @@
  * like on /v1 (the identical 401); each tool call is then sent in process to its /v1 twin with the
  * same Authorization header, so it is limited and metered there.
  */
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { AppContext } from '../http/context.ts';
 import { requireApiKey } from '../http/plugins/auth.ts';
 import { errorResponses } from '../http/schemas/errors.ts';
-import { createMcpServer, injectCaller } from './server.ts';
+import type * as McpTransport from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type * as McpServer from './server.ts';
 
 /** The path of the Streamable HTTP endpoint. */
 export const MCP_PATH = '/mcp';
+
+let mcpModules: Promise<[typeof McpTransport, typeof McpServer]> | undefined;
+
+/**
+ * The MCP SDK (zod with it) and the server built on it, imported with the first `/mcp` request:
+ * imported with the app they held about 6 MB of every API process's heap and RSS (2026-11-29,
+ * bench/README.md "export RSS"), for a route that answers agents only.
+ */
+function loadMcp() {
+  mcpModules ??= Promise.all([import('@modelcontextprotocol/sdk/server/streamableHttp.js'), import('./server.ts')]);
+  return mcpModules;
+}
 
 const JsonRpcMessage = Type.Object(
   {
@@ -52,6 +64,7 @@ export function mcpRoutes(ctx: AppContext, root: FastifyInstance) {
         },
       },
       async (request, reply) => {
+        const [{ StreamableHTTPServerTransport }, { createMcpServer, injectCaller }] = await loadMcp();
         const server = createMcpServer(injectCaller(root, request.headers.authorization));
         const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
         reply.hijack();

@@ -37,8 +37,8 @@ import net from 'node:net';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
-import { Agent, buildConnector, request } from 'undici';
-import type { Dispatcher } from 'undici';
+import type * as Undici from 'undici';
+import type { buildConnector, Dispatcher } from 'undici';
 import type { Logger } from 'pino';
 import type { FetchConfig } from '../config/config.ts';
 import { createAddressPolicy } from './address-policy.ts';
@@ -179,6 +179,17 @@ function redact(url: URL | string): string {
   }
 }
 
+/**
+ * undici, imported when a fetcher sends its first request. The API process loads this module through
+ * the connector registry (config.ts) but never fetches, and undici held about 5 MB of its RSS
+ * (bench/server.ts after start-up, 2026-11-29, bench/README.md "export RSS").
+ */
+let undiciModule: Promise<typeof Undici> | undefined;
+function loadUndici(): Promise<typeof Undici> {
+  undiciModule ??= import('undici');
+  return undiciModule;
+}
+
 /** The TCP port a URL connects to (its own, else the scheme's default). */
 function urlPort(url: URL): number {
   return url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
@@ -189,13 +200,13 @@ function urlPort(url: URL): number {
  * admit an address on one port only, and the lookup itself does not learn the port. One connector
  * (and TLS session cache) per port; a fetcher talks to few ports.
  */
-function guardedConnector(policy: AddressPolicy, timeoutMs: number, resolve: HostResolver): buildConnector.connector {
+function guardedConnector(build: typeof Undici.buildConnector, policy: AddressPolicy, timeoutMs: number, resolve: HostResolver): buildConnector.connector {
   const byPort = new Map<number, buildConnector.connector>();
   return (options, callback) => {
     const port = Number(options.port) || (options.protocol === 'https:' ? 443 : 80);
     let connector = byPort.get(port);
     if (!connector) {
-      connector = buildConnector({ lookup: guardedLookup(policy, port, resolve), timeout: timeoutMs });
+      connector = build({ lookup: guardedLookup(policy, port, resolve), timeout: timeoutMs });
       byPort.set(port, connector);
     }
     connector(options, callback);
@@ -327,14 +338,24 @@ interface AttemptResult {
 export function createFetcher(config: FetchConfig, log?: Logger, tuning: FetcherTuning = {}): GuardedFetcher {
   const policy = createAddressPolicy(config.allow);
   const retryAfterCapMs = tuning.retryAfterCapMs ?? RETRY_AFTER_CAP_MS;
-  const agent = new Agent({
-    connect: guardedConnector(policy, config.timeoutMs, tuning.resolve ?? ((hostname, options, callback) => dns.lookup(hostname, options, callback))),
-    headersTimeout: config.timeoutMs,
-    bodyTimeout: config.timeoutMs,
-  });
+  // Made with the first request (loadUndici).
+  let agent: Promise<Undici.Agent> | undefined;
+  const dispatcher = (): Promise<Undici.Agent> => {
+    agent ??= loadUndici().then(
+      ({ Agent, buildConnector }) =>
+        new Agent({
+          connect: guardedConnector(buildConnector, policy, config.timeoutMs, tuning.resolve ?? ((hostname, options, callback) => dns.lookup(hostname, options, callback))),
+          headersTimeout: config.timeoutMs,
+          bodyTimeout: config.timeoutMs,
+        }),
+    );
+    return agent;
+  };
 
   /** One attempt: the request and its redirect hops, all inside one `timeoutMs` budget. */
   async function attempt(start: URL, callerHeaders: Record<string, string>, accept: Set<number>, payload?: string): Promise<AttemptResult> {
+    // Before the timer: loading undici is no part of the request's time budget.
+    const [{ request }, agent] = await Promise.all([loadUndici(), dispatcher()]);
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -444,7 +465,7 @@ export function createFetcher(config: FetchConfig, log?: Logger, tuning: Fetcher
     get: (rawUrl: string, options: FetchOptions = {}) => send(rawUrl, options),
     post: (rawUrl: string, body: unknown, options: FetchOptions = {}) => send(rawUrl, options, JSON.stringify(body)),
     async close(): Promise<void> {
-      await agent.close();
+      if (agent) await (await agent).close();
     },
   };
 }

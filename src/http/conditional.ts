@@ -126,9 +126,8 @@ export function ifNoneMatchHits(field: string | undefined, tag: string): boolean
 /** An empty page is a few hundred bytes (or UTF-16 units); anything longer has rows, and is not parsed. */
 const EMPTY_PAGE_MAX_LENGTH = 4096;
 
-/** A page body with rows? Only empty pages of the feeds are revalidated. */
+/** A page body with rows? Only empty pages of the feeds are revalidated. Longer bodies are turned away before (`tagOf`). */
 function isEmptyPage(payload: string): boolean {
-  if (payload.length > EMPTY_PAGE_MAX_LENGTH) return false;
   try {
     const body = JSON.parse(payload) as { data?: unknown };
     return Array.isArray(body.data) && body.data.length === 0;

@@ -17,3 +17,17 @@ export function utf8Bytes(pieces: readonly string[]): Buffer {
   for (let i = 0; i < pieces.length; i++) at += bytes.write(pieces[i]!, at, sizes[i]!);
   return bytes;
 }
+
+/**
+ * The pieces of a JSON text `head` + the items joined by `,` + `tail`, each item given as its own
+ * pieces (a row's JSON from PostgreSQL among them), for {@link utf8Bytes}.
+ */
+export function listPieces<T>(head: string, items: readonly T[], piecesOf: (item: T) => readonly string[], tail: string): string[] {
+  const pieces = [head];
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0) pieces.push(',');
+    pieces.push(...piecesOf(items[i]!));
+  }
+  pieces.push(tail);
+  return pieces;
+}

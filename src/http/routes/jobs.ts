@@ -15,7 +15,7 @@ import { keysetCursor, servePage, type CursorCodec } from '../paging.ts';
 import { toJob, toJobEnvelope } from '../presenters/job.ts';
 import { createRoute, keyedPage, serveRoute } from '../route.ts';
 import { errorResponses } from '../schemas/errors.ts';
-import { utf8Bytes } from '../utf8-body.ts';
+import { listPieces, utf8Bytes } from '../utf8-body.ts';
 import { JobIdParams, jobQuery, keyedJobsQuery, keylessJobsQuery, type JobsRequest } from '../schemas/jobs.ts';
 
 /**
@@ -55,13 +55,7 @@ function servesStoredLines(listing: JobsRequest): boolean {
  * for the same page, whose `data` items are the lines (test/job-lines.test.ts holds a page both ways).
  */
 function pageText(lines: readonly string[], nextCursor: string | null): string[] {
-  const pieces = ['{"data":['];
-  for (let i = 0; i < lines.length; i++) {
-    if (i > 0) pieces.push(',');
-    pieces.push(lines[i]!);
-  }
-  pieces.push(`],"has_more":${nextCursor !== null},"next_cursor":${nextCursor === null ? 'null' : JSON.stringify(nextCursor)}}`);
-  return pieces;
+  return listPieces('{"data":[', lines, (line) => [line], `],"has_more":${nextCursor !== null},"next_cursor":${nextCursor === null ? 'null' : JSON.stringify(nextCursor)}}`);
 }
 
 /**

@@ -16,7 +16,7 @@ import { feedCursor, keysetCursor, servePage } from '../paging.ts';
 import { toJob } from '../presenters/job.ts';
 import { createRoute, keyedPage, serveRoute } from '../route.ts';
 import { errorResponses } from '../schemas/errors.ts';
-import { utf8Bytes } from '../utf8-body.ts';
+import { listPieces, utf8Bytes } from '../utf8-body.ts';
 import { changesQuery, closedJobsQuery, expiredQuery } from '../schemas/sync.ts';
 
 export const ChangeItemSchema = Type.Object(
@@ -118,13 +118,7 @@ function feedRoute<Item>(o: {
       if ('object' in o.present) return { count: page.rows.length, data: page.rows.map(o.present.object), next_since: nextSince };
       // The keys in the order the page schema's serializer writes them: count, data, next_since.
       reply.type('application/json; charset=utf-8');
-      const pieces = [`{"count":${page.rows.length},"data":[`];
-      for (let i = 0; i < page.rows.length; i++) {
-        if (i > 0) pieces.push(',');
-        pieces.push(...o.present.json(page.rows[i]!));
-      }
-      pieces.push(`],"next_since":${JSON.stringify(nextSince)}}`);
-      return utf8Bytes(pieces);
+      return utf8Bytes(listPieces(`{"count":${page.rows.length},"data":[`, page.rows, o.present.json, `],"next_since":${JSON.stringify(nextSince)}}`));
     });
 }
 

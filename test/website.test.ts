@@ -271,7 +271,9 @@ describe('subscriptions and the contact form', () => {
     expect((await client.request('POST', '/public/subscribe/confirm', { json: { token: confirm }, headers: { 'csrf-token': csrf } })).status).toBe(200);
     expect(await status()).toBe('confirmed');
     const unsubscribe = new URL(linkIn(mail, '/unsubscribe')).searchParams.get('token')!;
-    const tampered = unsubscribe.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'));
+    // A character inside the token: base64url's last one may carry only padding bits.
+    const mid = unsubscribe.length >> 1;
+    const tampered = `${unsubscribe.slice(0, mid)}${unsubscribe[mid] === 'A' ? 'B' : 'A'}${unsubscribe.slice(mid + 1)}`;
     expect((await client.request('POST', '/public/unsubscribe', { json: { token: tampered }, headers: { 'csrf-token': csrf } })).status).toBe(400);
     expect(await status()).toBe('confirmed');
     const stranger = new SiteClient(ctx.base);

@@ -52,6 +52,20 @@ describe('compiled listing statements', () => {
     });
   }
 
+  it('joins companies only for pages read as columns: a page of stored lines names no company column', () => {
+    for (const [, filter, scope, companies] of cases) {
+      for (const after of cursors) {
+        const columns = compiledListingQueries(db, filter, scope, { limit: 50, after }, companies);
+        const lines = compiledListingQueries(db, filter, scope, { limit: 50, after, servedLines: true }, companies);
+        expect(columns.every((c) => c.sql.includes('"companies" as "c"'))).toBe(true);
+        for (const c of lines) {
+          expect(c.sql).not.toContain('companies');
+          expect(c.sql).not.toMatch(/"c"\./);
+        }
+      }
+    }
+  });
+
   it('keeps shapes apart: another page size or filter value is another statement', () => {
     const a = compiledListingQueries(db, { country: ['DE'] }, DEFAULT_SCOPE, { limit: 50 }, {});
     const b = compiledListingQueries(db, { country: ['FR'] }, DEFAULT_SCOPE, { limit: 50 }, {});

@@ -539,22 +539,39 @@ async function measureExport(secret: string, counters: 'memory' | 'redis') {
   try {
     const pid = service.child.pid!;
     const rssBefore = vmStatus(pid, 'VmRSS');
+    // Read by curl, as the COPY floors are read by psql into /dev/null: a client in C on
+    // the same two cores. Until 2026-11-29 (fifth session) the harness read the body itself with
+    // fetch and counted its lines, which took CPU from the service it measured (27,100 rows/s
+    // where curl read 32,000-44,000). Uncompressed, like the floors (curl asks for no coding). The
+    // rows are the final control line's count; bytes as curl received them.
     const started = performance.now();
-    // Uncompressed, like its COPY floors (Node.js's fetch asks for gzip by default, and compressing
-    // about 1 GB at gzip's default level was most of what an earlier run measured).
-    const response = await fetch(`${service.url}/v1/export`, { headers: { authorization: `Bearer ${secret}`, 'accept-encoding': 'identity' } });
-    let rows = 0;
-    let bytes = 0;
-    const reader = response.body!.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      bytes += value.length;
-      for (let i = value.indexOf(10); i !== -1; i = value.indexOf(10, i + 1)) rows++;
-    }
+    const { status, bytes, tail } = await new Promise<{ status: number; bytes: number; tail: string }>((resolve, reject) => {
+      // The body goes through `tail`, so only its last 4 KiB reach this process.
+      const child = spawn('bash', ['-c', 'set -o pipefail; curl -sS -H "$BENCH_AUTH" -w "\\n%{http_code} %{size_download}\\n" "$BENCH_URL" | tail -c 4096'], {
+        env: { ...process.env, BENCH_AUTH: `authorization: Bearer ${secret}`, BENCH_URL: `${service.url}/v1/export` },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let last = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        last += chunk.toString('utf8');
+      });
+      child.once('error', reject);
+      // 'close': the exit and the end of its output, whichever comes last.
+      child.once('close', (code) => {
+        const lines = last.split('\n').filter((l) => l.trim() !== '');
+        const [http, size] = (lines.pop() ?? '').split(' ').map(Number);
+        if (code !== 0 || !http) reject(new Error(`curl exited with ${code}`));
+        else resolve({ status: http, bytes: size ?? 0, tail: lines.pop() ?? '' });
+      });
+    });
     const seconds = (performance.now() - started) / 1000;
-    rows = Math.max(0, rows - 1); // the final control line is no record
-    return { status: response.status, rows, bytes, seconds: Math.round(seconds * 100) / 100, rowsPerSecond: Math.round(rows / seconds), rssBeforeMb: Math.round(rssBefore), peakRssMb: Math.round(vmStatus(pid, 'VmHWM')) };
+    let rows = 0;
+    try {
+      rows = Number((JSON.parse(tail) as { count?: number }).count ?? 0);
+    } catch {
+      rows = 0;
+    }
+    return { status, rows, bytes, seconds: Math.round(seconds * 100) / 100, rowsPerSecond: Math.round(rows / seconds), rssBeforeMb: Math.round(rssBefore), peakRssMb: Math.round(vmStatus(pid, 'VmHWM')) };
   } finally {
     await service.stop();
   }

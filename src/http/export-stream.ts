@@ -27,12 +27,14 @@ import type { RecordMeter } from './record-meter.ts';
 /**
  * Rows read and charged per batch. With the next batch read ahead, the export of the 1,000,000-row
  * bench ledger took 18.8 s with 500, 17.2 s with 1,000 and 16.1 s with 2,000 (21.3 s with 500 and no
- * read-ahead; bench/README.md). 2,000 was once set back to 1,000 because test/export.test.ts read
- * 69 MB "retained" against its 64 MB bound; that was dead memory V8 had not finished freeing (the test
- * now completes the collection). What the 100,000-row export retains, on a loaded machine: about 13 MB
- * with 2,000 rows per batch, 4 MB with 500.
+ * read-ahead; bench/README.md). Since the lines are stored (migration 033) each batch costs
+ * PostgreSQL little, and its round trips and statement are a larger share: on the 200,000-row bench
+ * ledger, read by curl, 2,000 gave 39,900-41,300 rows/s and 2.6-2.8 s of Node.js CPU, 4,000
+ * 48,300-48,700 rows/s and 2.05 s, 5,000 and 8,000 no better beyond noise (issue 22, fifth session).
+ * What the 100,000-row export with descriptions retains (test/export.test.ts, bound 64 MB): about
+ * 13 MB with 2,000 rows per batch, 31 MB with 5,000.
  */
-export const EXPORT_BATCH_SIZE = 2_000;
+export const EXPORT_BATCH_SIZE = 4_000;
 
 /** Characters of lines gathered before they are handed to the stream (a few lines with descriptions, a dozen without). */
 const CHUNK_BYTES = 16 * 1024;

@@ -13,6 +13,7 @@ import { StripeCheckout } from '../src/billing/stripe-checkout.ts';
 import { buildTestApp, TEST_DOCS_URL } from './helpers/app.ts';
 import { linkIn, listenSite, SiteClient, useSite, type ListeningSite } from './helpers/site.ts';
 import { StripeLoopback } from './helpers/stripe.ts';
+import { tampered } from './helpers/tamper.ts';
 
 const ctx = useSite();
 // The same site with links that live one second: expiry on a real clock.
@@ -271,10 +272,7 @@ describe('subscriptions and the contact form', () => {
     expect((await client.request('POST', '/public/subscribe/confirm', { json: { token: confirm }, headers: { 'csrf-token': csrf } })).status).toBe(200);
     expect(await status()).toBe('confirmed');
     const unsubscribe = new URL(linkIn(mail, '/unsubscribe')).searchParams.get('token')!;
-    // A character inside the token: base64url's last one may carry only padding bits.
-    const mid = unsubscribe.length >> 1;
-    const tampered = `${unsubscribe.slice(0, mid)}${unsubscribe[mid] === 'A' ? 'B' : 'A'}${unsubscribe.slice(mid + 1)}`;
-    expect((await client.request('POST', '/public/unsubscribe', { json: { token: tampered }, headers: { 'csrf-token': csrf } })).status).toBe(400);
+    expect((await client.request('POST', '/public/unsubscribe', { json: { token: tampered(unsubscribe) }, headers: { 'csrf-token': csrf } })).status).toBe(400);
     expect(await status()).toBe('confirmed');
     const stranger = new SiteClient(ctx.base);
     expect((await stranger.request('POST', '/public/unsubscribe', { json: { token: unsubscribe }, headers: { 'csrf-token': await stranger.csrf() } })).status).toBe(200);

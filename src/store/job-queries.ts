@@ -327,7 +327,6 @@ export function listJobsQueries(db: Kysely<DB>, filter: JobFilter, scope: Servin
   type Joined<Q> = Q extends SelectQueryBuilder<infer D, infer T, infer O> ? SelectQueryBuilder<D & { c: DB['companies'] }, T | 'c', O> : never;
   const joinCompanies = <Q extends SelectQueryBuilder<DB & { j: DB['jobs'] }, 'j', object>>(query: Q): Joined<Q> =>
     (page.servedLines ? query : query.innerJoin('companies as c', 'c.id', 'j.company_id')) as unknown as Joined<Q>;
-  const jobsWithCompany = () => joinCompanies(db.selectFrom('jobs as j'));
 
   if (defaultScope && !hasTextSearch(filter)) {
     // The page size, an integer the query parser made, is written into the statement: the first page
@@ -335,7 +334,7 @@ export function listJobsQueries(db: Kysely<DB>, filter: JobFilter, scope: Servin
     // statement without parameters once per session instead of at every execution (plancache.c,
     // choose_custom_plan; prepared-statements.ts). Planning was two thirds of that statement's time
     // (issue 22, bench/README.md).
-    const direct = selectPage(jobsWithCompany(), page)
+    const direct = selectPage(joinCompanies(db.selectFrom('jobs as j')), page)
       .where((eb) => eb.and([...scopeConditions(eb, scope), ...filterConditions(eb, filter, companies), ...afterCondition(eb, page.after)]))
       .orderBy('j.sort_key', 'desc')
       .orderBy('j.id', 'desc')
